@@ -1,0 +1,79 @@
+#pragma once
+
+#include <hdf5.h>
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/h5/strings.hpp"
+#include "h5ad_sizer/h5/types.hpp"
+
+namespace h5ad_sizer {
+
+// Reads one element of an AnnData file (and everything below it) from HDF5
+// metadata, the way anndata would dispatch it: on the encoding-type attribute
+// where there is one, on the legacy conventions where there is not. Strings
+// are the exception to "metadata only": their lengths are sampled.
+class ElementReader {
+ public:
+  explicit ElementReader(std::string source, h5::SampleLimits limits = {})
+      : m_source(std::move(source)), m_limits(limits) {}
+
+  // Reads the child `name` of `parent`, which lives at `path`. An element that
+  // is not an AnnData encoding is still counted (its datasets' bytes) with a
+  // note; an external link is recorded, never followed.
+  Element read(hid_t parent, const std::string& name, const std::string& path);
+
+  // A dataframe (obs, var, raw/var, or one in obsm/varm/uns), either an
+  // encoded group or a legacy compound dataset. `categories_for` supplies the
+  // categories a legacy file keeps in uns/<column>_categories.
+  using LegacyCategories = std::function<std::optional<Element>(const std::string& column)>;
+  Element read_dataframe(hid_t parent, const std::string& name, const std::string& path,
+                         const LegacyCategories& categories_for = {});
+
+  // One element per member of a compound dataset; `path[member]` names them.
+  // Strings become str objects when `strings_as_objects` (dataframe columns),
+  // else numpy unicode arrays (rec-arrays keep fixed-width text).
+  std::vector<Element> split_compound(hid_t dataset, const std::string& path,
+                                      const h5::DatasetInfo& info, bool strings_as_objects);
+  // Opens `name` under `parent` (refusing external links and cycles), runs
+  // `body` on it and turns library failures into invalid-h5ad errors.
+  Element with_object(hid_t parent, const std::string& name, const std::string& path,
+                      const std::function<Element(hid_t)>& body);
+
+  // Throws the invalid-h5ad error for `path` (for checks made by callers).
+  [[noreturn]] void invalid(const std::string& path, const std::string& why) const;
+
+ private:
+  Element dispatch(hid_t object, const std::string& path);
+  Element read_group(hid_t group, const std::string& path, const std::string& encoding);
+  Element read_dataset(hid_t dataset, const std::string& path);
+  Element read_sparse(hid_t group, const std::string& path, const std::string& format);
+  Element read_dict(hid_t group, const std::string& path, const std::string& encoding,
+                    const std::string& note = {});
+  Element read_categorical(hid_t group, const std::string& path);
+  Element read_nullable(hid_t group, const std::string& path, const std::string& encoding);
+  Element read_encoded_dataframe(hid_t group, const std::string& path);
+  Element read_compound_dataframe(hid_t dataset, const std::string& path,
+                                  const LegacyCategories& categories_for);
+  Element read_v07_categorical(hid_t dataframe, const std::string& column,
+                               const std::string& path);
+  // A dataset's own row: dtype, shape, stored bytes, and its loaded bytes as
+  // numpy would hold it.
+  Element dataset_element(hid_t dataset, const std::string& path, const h5::DatasetInfo& info,
+                          const std::string& encoding);
+  std::uint64_t strings_loaded_bytes(hid_t dataset, const h5::DatasetInfo& info,
+                                     const std::string& member, std::string& note);
+
+  std::string m_source;
+  h5::SampleLimits m_limits;
+  // Objects on the path from the root to the element being read: a link
+  // back to one of them is a cycle.
+  std::set<std::string> m_open_objects;
+};
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/h5/strings.hpp"
+#include "h5ad_sizer/source.hpp"
+
+namespace h5ad_sizer {
+
+// Which layout the root group uses; throws invalid_h5ad for an HDF5 file
+// that is not AnnData at all.
+Layout detect_layout(hid_t root, const std::string& source);
+
+// Reads the whole AnnData tree of an open file into a Report, from metadata
+// and a bounded sample of string lengths. Throws Error (invalid_h5ad) naming
+// the file and element for anything anndata itself could not read.
+Report read_anndata(const OpenedSource& source, const h5::SampleLimits& limits = {});
+
+}  // namespace h5ad_sizer

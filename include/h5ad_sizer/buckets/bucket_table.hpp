@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "h5ad_sizer/estimate/profile.hpp"
+
+namespace h5ad_sizer {
+
+// One AWS Batch job definition and the resources it provides.
+struct Bucket {
+  std::string name;
+  std::string job_definition;  // ARN
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_mib = 0;  // what a job may use, not the instance's nominal size
+};
+
+// Buckets in strictly ascending memory, and the job profile sizing uses.
+struct BucketTable {
+  std::string origin;  // file path, "$H5AD_SIZER_BUCKETS (path)" or "built-in"
+  JobProfile profile;
+  std::vector<Bucket> buckets;
+};
+
+// "Machines 1-5", sized to what EC2 instances of 8 to 128 GiB leave for jobs.
+BucketTable default_bucket_table();
+
+// Parses and validates a bucket file's text. Throws Error(usage_error) with
+// one line naming `origin` and the offending field.
+BucketTable parse_bucket_table(const std::string& text, const std::string& origin);
+
+// The table from `path` if given, else from $H5AD_SIZER_BUCKETS, else built in.
+BucketTable load_bucket_table(const std::optional<std::string>& path);
+
+struct BucketChoice {
+  std::size_t index = 0;  // 0-based into BucketTable::buckets
+  bool overflow = false;  // nothing is large enough; index is the largest
+};
+
+// The smallest bucket, at or above `min_bucket` (1-based), whose memory covers
+// `required_bytes`. Pure: no I/O, no logging.
+BucketChoice choose_bucket(const BucketTable& table, std::uint64_t required_bytes,
+                           std::size_t min_bucket = 1);
+
+}  // namespace h5ad_sizer

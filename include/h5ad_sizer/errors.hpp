@@ -1,0 +1,35 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace h5ad_sizer {
+
+// Exit statuses are part of the command-line contract: state machines branch
+// on them. Never renumber; only add.
+enum class ExitStatus : int {
+  success = 0,
+  internal_error = 1,   // a bug or an unexpected library failure
+  usage_error = 2,      // bad flags or a bad bucket table
+  input_unreadable = 3, // missing, permission denied, a directory, remote 403/404
+  invalid_h5ad = 4,     // not HDF5, not AnnData, truncated or inconsistent
+  overflow = 5,         // the estimate exceeds the largest bucket under --strict
+};
+
+// The one exception type the tool lets reach `main`. Its message is a single
+// line that already names the file and the element it concerns.
+class Error : public std::runtime_error {
+ public:
+  Error(ExitStatus status, const std::string& message)
+      : std::runtime_error(message), m_status(status) {}
+  ExitStatus status() const { return m_status; }
+
+ private:
+  ExitStatus m_status;
+};
+
+[[noreturn]] void throw_usage(const std::string& message);
+[[noreturn]] void throw_unreadable(const std::string& message);
+[[noreturn]] void throw_invalid(const std::string& message);
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "h5ad_sizer/h5/types.hpp"
+
+namespace h5ad_sizer::h5 {
+
+// The text of variable-length strings lives in the file's global heap, not in
+// the dataset, so their lengths are not metadata. We read a bounded sample.
+struct StringSample {
+  std::vector<std::string> texts;  // sampled strings read in full
+  // Byte lengths of sampled strings too large to read under the limits; only
+  // their size is known (HDF5 asks our allocator for it before copying).
+  std::vector<std::uint64_t> oversized_lengths;
+  std::uint64_t population = 0;  // how many strings the dataset holds
+
+  std::size_t size() const { return texts.size() + oversized_lengths.size(); }
+};
+
+struct SampleLimits {
+  std::size_t max_strings = 1024;              // spread over runs through the dataset
+  std::size_t runs = 8;                         // contiguous runs: few chunks to decompress
+  std::size_t max_string_bytes = 1u << 20;      // a longer string is measured, not copied
+  std::size_t max_total_bytes = 16u << 20;      // memory for one sample, all strings
+};
+
+// Samples the strings of a string dataset, or of the string member `member`
+// of a compound dataset (legacy dataframes). Throws Failure when the heap
+// cannot be read (a corrupt file).
+StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::string& member,
+                            const SampleLimits& limits = {});
+
+// Which flat element indices a sample of `population` reads.
+std::vector<std::uint64_t> sample_indices(std::uint64_t population, const SampleLimits& limits);
+
+}  // namespace h5ad_sizer::h5

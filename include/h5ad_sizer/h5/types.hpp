@@ -1,0 +1,53 @@
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace h5ad_sizer::h5 {
+
+enum class TypeClass {
+  signed_integer,
+  unsigned_integer,
+  floating,
+  boolean,        // h5py's enum {FALSE, TRUE} over int8
+  complex,        // h5py's compound {r, i} of two floats
+  vlen_string,
+  fixed_string,
+  compound,
+  array,          // a fixed-size array member, as in legacy obsm records
+  reference,
+  other,          // opaque, bitfield, time, non-string vlen
+};
+
+// What a dataset's element type is, in the terms numpy would use for it.
+struct TypeInfo {
+  TypeClass type_class = TypeClass::other;
+  std::uint64_t size = 0;   // bytes per element in the file's (= numpy's) layout
+  std::string numpy_name;   // "float32", "int64", "bool", "object", "|S16", ...
+  bool ascii = false;       // strings: declared ASCII (else UTF-8)
+  // compound: one entry per member; array: the single element type.
+  std::vector<std::string> member_names;
+  std::vector<TypeInfo> members;
+  std::vector<std::uint64_t> array_dims;  // array: the member's shape
+};
+
+struct DatasetInfo {
+  TypeInfo type;
+  bool null_space = false;      // h5py.Empty: anndata's `null` encoding
+  std::vector<std::uint64_t> dims;  // empty for a scalar
+  std::uint64_t elements = 0;   // product of dims (1 for a scalar), overflow-checked
+  std::uint64_t stored_bytes = 0;   // bytes allocated in the file (compressed size)
+  bool chunked = false;
+  bool compressed = false;
+  // Filters in the pipeline that this process cannot run (no plugin): the
+  // data cannot be read, only sized.
+  std::vector<int> unavailable_filters;
+};
+
+TypeInfo describe_type(hid_t type);
+DatasetInfo describe_dataset(hid_t dataset);
+
+}  // namespace h5ad_sizer::h5

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace h5ad_sizer {
+
+// 1024-based sizes for people: "512 B", "1.5 KiB", "12.3 MiB", "2.01 GiB"
+// (three significant digits from KiB up).
+std::string human_bytes(std::uint64_t bytes);
+// "12.3%", or "0.0%" when the whole is zero.
+std::string percent(std::uint64_t part, std::uint64_t whole);
+// "700 x 765", "" for a scalar.
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,322 @@
+#include "h5ad_sizer/anndata/element_reader.hpp"
+
+#include <sstream>
+
+#include "h5ad_sizer/anndata/encoded.hpp"
+#include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/h5/error.hpp"
+#include "h5ad_sizer/h5/node.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+// Longer than cell barcodes (16-26), gene ids (15-18) and ontology terms
+// (10-14): an assumption that errs on the side of more memory.
+constexpr std::uint64_t kAssumedStringLength = 64;
+
+// Removes an object from the set of open ancestors when its read ends.
+class AncestorScope {
+ public:
+  AncestorScope(std::set<std::string>& open, std::string id) : m_open(open), m_id(std::move(id)) {}
+  ~AncestorScope() { m_open.erase(m_id); }
+  AncestorScope(const AncestorScope&) = delete;
+  AncestorScope& operator=(const AncestorScope&) = delete;
+
+ private:
+  std::set<std::string>& m_open;
+  std::string m_id;
+};
+
+Element unfollowed(const std::string& path, const std::string& kind, const std::string& why) {
+  Element element;
+  element.path = path;
+  element.encoding = kind;
+  element.note = why;
+  return element;
+}
+
+std::string fixed(double value) {
+  std::ostringstream out;
+  out.precision(1);
+  out << std::fixed << value;
+  return out.str();
+}
+
+}  // namespace
+
+void ElementReader::invalid(const std::string& path, const std::string& why) const {
+  throw_invalid(m_source + ": " + path + ": " + why);
+}
+
+Element ElementReader::with_object(hid_t parent, const std::string& name,
+                                   const std::string& path,
+                                   const std::function<Element(hid_t)>& body) {
+  try {
+    switch (h5::link_kind(parent, name)) {
+      case h5::LinkKind::missing:
+        invalid(path, "missing");
+      case h5::LinkKind::external:
+        return unfollowed(path, "external-link", "external link: not followed, not counted");
+      case h5::LinkKind::other:
+        return unfollowed(path, "user-defined-link", "user-defined link: not followed");
+      case h5::LinkKind::hard:
+      case h5::LinkKind::soft:
+        break;
+    }
+    h5::Handle object = h5::open_child(parent, name);
+    std::string identity = h5::object_identity(object.get());
+    if (!m_open_objects.insert(identity).second) {
+      return unfollowed(path, "link-cycle", "links back to an enclosing group: not followed");
+    }
+    AncestorScope scope(m_open_objects, std::move(identity));
+    return body(object.get());
+  } catch (const h5::Failure& failure) {
+    invalid(path, failure.what());
+  } catch (const std::overflow_error& overflow) {
+    invalid(path, overflow.what());
+  }
+}
+
+Element ElementReader::read(hid_t parent, const std::string& name, const std::string& path) {
+  return with_object(parent, name, path, [&](hid_t object) { return dispatch(object, path); });
+}
+
+Element ElementReader::dispatch(hid_t object, const std::string& path) {
+  switch (h5::object_type(object)) {
+    case h5::ObjectType::group:
+      return read_group(object, path, h5::string_attribute(object, kEncodingType).value_or(""));
+    case h5::ObjectType::dataset:
+      return read_dataset(object, path);
+    case h5::ObjectType::other:
+      break;
+  }
+  return unfollowed(path, "named-datatype", "not data");
+}
+
+Element ElementReader::read_group(hid_t group, const std::string& path,
+                                  const std::string& encoding) {
+  if (encoding == "csr_matrix" || encoding == "csc_matrix") {
+    return read_sparse(group, path, encoding);
+  }
+  if (auto legacy_format = h5::string_attribute(group, kLegacySparseFormat)) {
+    return read_sparse(group, path, *legacy_format + "_matrix");
+  }
+  if (encoding == "dataframe") return read_encoded_dataframe(group, path);
+  if (encoding == "categorical") return read_categorical(group, path);
+  if (encoding == "nullable-integer" || encoding == "nullable-boolean" ||
+      encoding == "nullable-string-array") {
+    return read_nullable(group, path, encoding);
+  }
+  if (encoding == "awkward-array") {
+    // ak.from_buffers wraps the numpy buffers without copying them.
+    return read_dict(group, path, encoding);
+  }
+  if (encoding.empty() || encoding == "dict" || encoding == "raw" || encoding == "anndata") {
+    return read_dict(group, path, encoding.empty() ? "dict" : encoding);
+  }
+  return read_dict(group, path, encoding,
+                   "unknown encoding '" + encoding + "': counted as the data it holds");
+}
+
+Element ElementReader::read_dict(hid_t group, const std::string& path, const std::string& encoding,
+                                 const std::string& note) {
+  Element element;
+  element.path = path;
+  element.encoding = encoding;
+  element.note = note;
+  for (const std::string& name : h5::child_names(group)) {
+    element.children.push_back(read(group, name, path + "/" + name));
+  }
+  element.sum_children();
+  return element;
+}
+
+Element ElementReader::read_sparse(hid_t group, const std::string& path,
+                                   const std::string& format) {
+  if (format != "csr_matrix" && format != "csc_matrix") {
+    invalid(path, "unknown sparse format '" + format + "'");
+  }
+  auto shape = h5::integer_list_attribute(group, kShape);
+  if (!shape) shape = h5::integer_list_attribute(group, kLegacySparseShape);
+  if (!shape) invalid(path, "sparse matrix has no integer shape attribute");
+  if (shape->size() != 2) invalid(path, "sparse matrix shape attribute must have 2 entries");
+  if ((*shape)[0] < 0 || (*shape)[1] < 0) invalid(path, "sparse matrix shape is negative");
+
+  Element element;
+  element.path = path;
+  element.encoding = format;
+  element.shape = {static_cast<std::uint64_t>((*shape)[0]), static_cast<std::uint64_t>((*shape)[1])};
+
+  h5::DatasetInfo parts[3];
+  const char* names[3] = {"data", "indices", "indptr"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string part_path = path + "/" + names[i];
+    element.children.push_back(with_object(group, names[i], part_path, [&](hid_t dataset) {
+      if (h5::object_type(dataset) != h5::ObjectType::dataset) invalid(part_path, "not a dataset");
+      parts[i] = h5::describe_dataset(dataset);
+      if (parts[i].dims.size() != 1) invalid(part_path, "must be one-dimensional");
+      return dataset_element(dataset, part_path, parts[i], "array");
+    }));
+  }
+  const auto& [data, indices, indptr] = parts;
+  if (data.elements != indices.elements) {
+    invalid(path, "data has " + std::to_string(data.elements) + " values but indices has " +
+                      std::to_string(indices.elements));
+  }
+  const std::uint64_t major = format == "csr_matrix" ? element.shape[0] : element.shape[1];
+  if (indptr.elements != checked_add(major, 1)) {
+    invalid(path + "/indptr", "has " + std::to_string(indptr.elements) + " entries, expected " +
+                                  std::to_string(major) + " + 1 for shape " +
+                                  std::to_string(element.shape[0]) + " x " +
+                                  std::to_string(element.shape[1]));
+  }
+  element.dtype = data.type.numpy_name;
+  element.nnz = data.elements;
+  element.sum_children();
+  return element;
+}
+
+Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
+  const h5::DatasetInfo info = h5::describe_dataset(dataset);
+  std::string encoding = h5::string_attribute(dataset, kEncodingType).value_or("");
+  const bool text = info.type.type_class == h5::TypeClass::vlen_string ||
+                    info.type.type_class == h5::TypeClass::fixed_string;
+  if (info.null_space || encoding == "null") {
+    Element element;
+    element.path = path;
+    element.encoding = "null";
+    element.stored_bytes = info.stored_bytes;
+    return element;
+  }
+  if (encoding.empty()) {
+    if (info.dims.empty()) {
+      encoding = text ? "string" : "numeric-scalar";
+    } else if (text) {
+      encoding = "string-array";
+    } else if (info.type.type_class == h5::TypeClass::compound) {
+      encoding = "rec-array";
+    } else {
+      encoding = "array";
+    }
+  }
+  return dataset_element(dataset, path, info, encoding);
+}
+
+Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
+                                       const h5::DatasetInfo& info, const std::string& encoding) {
+  Element element;
+  element.path = path;
+  element.encoding = encoding;
+  element.dtype = info.type.numpy_name;
+  element.shape = info.dims;
+  element.nnz = info.elements;
+  element.stored_bytes = info.stored_bytes;
+  const auto& type = info.type;
+  switch (type.type_class) {
+    case h5::TypeClass::vlen_string:
+      element.loaded_bytes = strings_loaded_bytes(dataset, info, "", element.note);
+      if (info.dims.empty()) element.loaded_bytes -= python::kPointer;  // a lone str, no array
+      break;
+    case h5::TypeClass::fixed_string:
+      // read_dataset: fixed-width bytes become numpy unicode via astype(str).
+      element.loaded_bytes = python::unicode_array_bytes(info.elements, type.size);
+      break;
+    case h5::TypeClass::compound: {
+      element.children = split_compound(dataset, path, info, /*strings_as_objects=*/false);
+      element.sum_children();
+      element.stored_bytes = info.stored_bytes;
+      break;
+    }
+    case h5::TypeClass::reference:
+      element.loaded_bytes = checked_mul(info.elements, python::kPointer);
+      break;
+    default:
+      element.loaded_bytes = info.dims.empty() ? python::kScalarObject
+                                               : checked_mul(info.elements, type.size);
+      break;
+  }
+  return element;
+}
+
+std::uint64_t ElementReader::strings_loaded_bytes(hid_t dataset, const h5::DatasetInfo& info,
+                                                  const std::string& member, std::string& note) {
+  if (!info.unavailable_filters.empty()) {
+    // Compressed with a filter this build cannot run: size the strings by
+    // a generous assumed length instead of reading them.
+    note = "strings: filter " + std::to_string(info.unavailable_filters.front()) +
+           " unavailable, assumed mean length " + std::to_string(kAssumedStringLength) + " B";
+    h5::StringSample assumed;
+    assumed.oversized_lengths.push_back(kAssumedStringLength);
+    return python::string_array_bytes(info.elements, assumed);
+  }
+  const h5::StringSample sample = h5::sample_strings(dataset, info, member, m_limits);
+  std::uint64_t text_bytes = 0;
+  for (const auto& t : sample.texts) text_bytes += t.size();
+  for (auto length : sample.oversized_lengths) text_bytes += length;
+  if (sample.size() > 0) {
+    note = "strings: sampled " + std::to_string(sample.size()) + " of " +
+           std::to_string(sample.population) + ", mean length " +
+           fixed(static_cast<double>(text_bytes) / static_cast<double>(sample.size())) + " B";
+  }
+  return python::string_array_bytes(info.elements, sample);
+}
+
+std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::string& path,
+                                                   const h5::DatasetInfo& info,
+                                                   bool strings_as_objects) {
+  std::vector<Element> members;
+  const auto& type = info.type;
+  std::uint64_t stored_left = info.stored_bytes;
+  for (std::size_t i = 0; i < type.members.size(); ++i) {
+    const h5::TypeInfo& member = type.members[i];
+    const std::string& name = type.member_names[i];
+    Element element;
+    element.path = path + "[" + name + "]";
+    element.dtype = member.numpy_name;
+    element.shape = info.dims;
+    element.nnz = info.elements;
+    // The file stores records, not columns: share the record's bytes out by
+    // member width, the last member taking the rounding remainder.
+    element.stored_bytes = i + 1 == type.members.size()
+                               ? stored_left
+                               : info.stored_bytes / type.size * member.size;
+    stored_left -= std::min(stored_left, element.stored_bytes);
+
+    const bool text = member.type_class == h5::TypeClass::vlen_string ||
+                      member.type_class == h5::TypeClass::fixed_string;
+    if (text && (strings_as_objects || member.type_class == h5::TypeClass::vlen_string)) {
+      element.encoding = "string-array";
+      element.loaded_bytes = strings_loaded_bytes(dataset, info, name, element.note);
+    } else if (text) {
+      element.encoding = "string-array";
+      element.loaded_bytes = python::unicode_array_bytes(info.elements, member.size);
+    } else {
+      // An array member (legacy obsm: X_pca as float32[50]) becomes a column
+      // block; its size already spans the whole member array.
+      element.encoding = "array";
+      for (auto d : member.array_dims) element.shape.push_back(d);
+      element.loaded_bytes = checked_mul(info.elements, member.size);
+    }
+    members.push_back(std::move(element));
+  }
+  return members;
+}
+
+Element ElementReader::read_nullable(hid_t group, const std::string& path,
+                                     const std::string& encoding) {
+  Element element;
+  element.path = path;
+  element.encoding = encoding;
+  element.children.push_back(read(group, "values", path + "/values"));
+  element.children.push_back(read(group, "mask", path + "/mask"));
+  const Element& values = element.children.front();
+  element.dtype = values.dtype;
+  element.shape = values.shape;
+  element.nnz = values.nnz;
+  element.sum_children();
+  return element;
+}
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,182 @@
+#include "h5ad_sizer/buckets/bucket_table.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "h5ad_sizer/errors.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+// AWS Batch documents an "8 GiB" m4.large as offering 7985 MiB to jobs, and
+// the ECS agent reserves 32 MiB more. We scale that ratio to each size.
+std::uint64_t schedulable_mib(std::uint64_t nominal_gib) {
+  return nominal_gib * 1024 * 7985 / 8192 - 32;
+}
+
+Bucket default_bucket(int number, std::uint32_t vcpus, std::uint64_t nominal_gib) {
+  const std::string name = "machine-" + std::to_string(number);
+  return {name, "arn:aws:batch:us-west-2:123456789012:job-definition/h5ad-" + name + ":1", vcpus,
+          schedulable_mib(nominal_gib)};
+}
+
+[[noreturn]] void bad(const std::string& origin, const std::string& where,
+                      const std::string& why) {
+  throw_usage(origin + ": " + where + ": " + why);
+}
+
+const json& require(const json& object, const char* key, const std::string& origin,
+                    const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end()) bad(origin, where, std::string("missing field \"") + key + "\"");
+  return *it;
+}
+
+std::uint64_t positive_integer(const json& value, const std::string& origin,
+                               const std::string& where) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() <= 0) {
+    bad(origin, where, "must be a positive integer");
+  }
+  return value.get<std::uint64_t>();
+}
+
+std::string nonempty_string(const json& value, const std::string& origin,
+                            const std::string& where) {
+  if (!value.is_string() || value.get<std::string>().empty()) {
+    bad(origin, where, "must be a non-empty string");
+  }
+  return value.get<std::string>();
+}
+
+bool is_job_definition_arn(const std::string& arn) {
+  // arn:<partition>:batch:<region>:<account>:job-definition/<name>[:<revision>]
+  static const std::regex pattern(
+      R"(arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{12}:job-definition/[A-Za-z0-9_-]{1,128}(:[0-9]+)?)");
+  return std::regex_match(arn, pattern);
+}
+
+JobProfile parse_profile(const json& value, const std::string& origin) {
+  if (value.is_string()) {
+    auto builtin = find_builtin_profile(value.get<std::string>());
+    if (!builtin) {
+      bad(origin, "profile", "unknown profile \"" + value.get<std::string>() +
+                                 "\" (built in: " + builtin_profile_names() + ")");
+    }
+    return *builtin;
+  }
+  if (!value.is_object()) bad(origin, "profile", "must be a profile name or an object");
+  JobProfile profile;
+  profile.name = nonempty_string(require(value, "name", origin, "profile"), origin, "profile.name");
+  const json& multiplier = require(value, "multiplier", origin, "profile");
+  if (!multiplier.is_number() || multiplier.get<double>() < 1.0) {
+    bad(origin, "profile.multiplier", "must be a number >= 1 (a job never needs less than it loads)");
+  }
+  profile.multiplier = multiplier.get<double>();
+  const json& overhead = require(value, "overhead_mib", origin, "profile");
+  if (!overhead.is_number_integer() || overhead.get<std::int64_t>() < 0) {
+    bad(origin, "profile.overhead_mib", "must be a non-negative integer");
+  }
+  profile.overhead_bytes = overhead.get<std::uint64_t>() * kMiB;
+  return profile;
+}
+
+Bucket parse_bucket(const json& value, std::size_t index, const std::string& origin) {
+  const std::string where = "buckets[" + std::to_string(index) + "]";
+  if (!value.is_object()) bad(origin, where, "must be an object");
+  Bucket bucket;
+  bucket.name = nonempty_string(require(value, "name", origin, where), origin, where + ".name");
+  bucket.job_definition = nonempty_string(require(value, "job_definition", origin, where), origin,
+                                          where + ".job_definition");
+  if (!is_job_definition_arn(bucket.job_definition)) {
+    bad(origin, where + ".job_definition",
+        "not a job definition ARN (arn:aws:batch:REGION:ACCOUNT:job-definition/NAME[:REV]): \"" +
+            bucket.job_definition + "\"");
+  }
+  const std::uint64_t vcpus = positive_integer(require(value, "vcpus", origin, where), origin,
+                                               where + ".vcpus");
+  if (vcpus > 4096) bad(origin, where + ".vcpus", "is implausibly large");
+  bucket.vcpus = static_cast<std::uint32_t>(vcpus);
+  bucket.memory_mib = positive_integer(require(value, "memory_mib", origin, where), origin,
+                                       where + ".memory_mib");
+  if (bucket.memory_mib > (std::uint64_t{1} << 40)) {
+    bad(origin, where + ".memory_mib", "is implausibly large");
+  }
+  return bucket;
+}
+
+}  // namespace
+
+BucketTable default_bucket_table() {
+  BucketTable table;
+  table.origin = "built-in";
+  table.profile = *find_builtin_profile("migrate");
+  table.buckets = {default_bucket(1, 2, 8), default_bucket(2, 4, 16), default_bucket(3, 8, 32),
+                   default_bucket(4, 8, 64), default_bucket(5, 16, 128)};
+  return table;
+}
+
+BucketTable parse_bucket_table(const std::string& text, const std::string& origin) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at ...".
+    std::string why = error.what();
+    const auto start = why.find("] ");
+    bad(origin, "not valid JSON", start == std::string::npos ? why : why.substr(start + 2));
+  }
+  if (!document.is_object()) bad(origin, "top level", "must be a JSON object");
+
+  BucketTable table;
+  table.origin = origin;
+  table.profile = parse_profile(require(document, "profile", origin, "top level"), origin);
+  const json& buckets = require(document, "buckets", origin, "top level");
+  if (!buckets.is_array()) bad(origin, "buckets", "must be an array");
+  if (buckets.empty()) bad(origin, "buckets", "must list at least one bucket");
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    table.buckets.push_back(parse_bucket(buckets[i], i, origin));
+    if (i > 0 && table.buckets[i].memory_mib <= table.buckets[i - 1].memory_mib) {
+      bad(origin, "buckets[" + std::to_string(i) + "].memory_mib",
+          "must be larger than the previous bucket's (buckets are listed in ascending size)");
+    }
+  }
+  return table;
+}
+
+BucketTable load_bucket_table(const std::optional<std::string>& path) {
+  std::string file;
+  std::string origin;
+  if (path) {
+    file = *path;
+    origin = *path;
+  } else if (const char* env = std::getenv("H5AD_SIZER_BUCKETS"); env && *env) {
+    file = env;
+    origin = std::string(env) + " (from H5AD_SIZER_BUCKETS)";
+  } else {
+    return default_bucket_table();
+  }
+  std::ifstream in(file);
+  if (!in) throw_usage(origin + ": cannot read the bucket table");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw_usage(origin + ": cannot read the bucket table");
+  return parse_bucket_table(text.str(), origin);
+}
+
+BucketChoice choose_bucket(const BucketTable& table, std::uint64_t required_bytes,
+                           std::size_t min_bucket) {
+  const std::size_t first = min_bucket > 0 ? min_bucket - 1 : 0;
+  for (std::size_t i = first; i < table.buckets.size(); ++i) {
+    if (table.buckets[i].memory_mib * kMiB >= required_bytes) return {i, false};
+  }
+  return {table.buckets.size() - 1, true};
+}
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,96 @@
+#include "h5ad_sizer/estimate/python_costs.hpp"
+
+#include "h5ad_sizer/checked.hpp"
+
+namespace h5ad_sizer::python {
+namespace {
+
+std::uint64_t roundup16(std::uint64_t n) { return (n + 15) / 16 * 16; }
+
+// pymalloc serves objects up to 512 bytes from 16-byte size classes; larger
+// ones come from malloc, whose chunk header and alignment add about 16.
+std::uint64_t allocation(std::uint64_t object_bytes) {
+  return object_bytes <= 512 ? roundup16(object_bytes) : roundup16(object_bytes + 16);
+}
+
+// Decodes enough UTF-8 to know the widest code point; CPython stores a str
+// in 1, 2 or 4 bytes per character accordingly (PEP 393).
+struct Shape {
+  std::uint64_t characters = 0;
+  std::uint32_t widest = 0;
+};
+
+Shape shape_of(std::string_view utf8) {
+  Shape shape;
+  for (std::size_t i = 0; i < utf8.size();) {
+    const auto lead = static_cast<unsigned char>(utf8[i]);
+    std::uint32_t code = lead;
+    std::size_t length = 1;
+    if (lead >= 0xF0) {
+      code = lead & 0x07u;
+      length = 4;
+    } else if (lead >= 0xE0) {
+      code = lead & 0x0Fu;
+      length = 3;
+    } else if (lead >= 0xC0) {
+      code = lead & 0x1Fu;
+      length = 2;
+    }
+    for (std::size_t k = 1; k < length && i + k < utf8.size(); ++k) {
+      code = (code << 6) | (static_cast<unsigned char>(utf8[i + k]) & 0x3Fu);
+    }
+    if (code > shape.widest) shape.widest = code;
+    ++shape.characters;
+    i += length;
+  }
+  return shape;
+}
+
+}  // namespace
+
+std::uint64_t str_object_bytes(std::string_view utf8) {
+  const Shape shape = shape_of(utf8);
+  if (shape.widest < 0x80) return allocation(kAsciiStrHeader + shape.characters + 1);
+  const std::uint64_t width = shape.widest < 0x100 ? 1 : shape.widest < 0x10000 ? 2 : 4;
+  return allocation(kWideStrHeader + (shape.characters + 1) * width);
+}
+
+std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length) {
+  // Every UTF-8 byte becomes at most one byte of CPython storage (a 4-byte
+  // sequence becomes one 4-byte UCS-4 character, a 2-byte one at most 2).
+  return allocation(checked_add(kWideStrHeader + 4, utf8_length));
+}
+
+std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
+  if (count == 0) return 0;
+  std::uint64_t objects = 0;
+  for (const auto& text : sample.texts) objects = checked_add(objects, str_object_bytes(text));
+  for (auto length : sample.oversized_lengths) {
+    objects = checked_add(objects, str_object_bytes_bound(length));
+  }
+  const std::uint64_t sampled = sample.size();
+  // Mean object size, rounded up, times the population.
+  const std::uint64_t mean = sampled == 0 ? allocation(kAsciiStrHeader + 1)
+                                          : (objects + sampled - 1) / sampled;
+  return checked_mul(count, kPointer + mean);
+}
+
+std::uint64_t unicode_array_bytes(std::uint64_t count, std::uint64_t width) {
+  return checked_mul(checked_mul(count, width), 4);
+}
+
+std::uint64_t categorical_code_itemsize(std::uint64_t n_categories) {
+  if (n_categories < 127) return 1;
+  if (n_categories < 32767) return 2;
+  if (n_categories < 2147483647) return 4;
+  return 8;
+}
+
+std::uint64_t hash_table_bytes(std::uint64_t n) {
+  if (n == 0) return 0;
+  std::uint64_t buckets = 4;  // khash's minimum
+  while (buckets * 77 < n * 100) buckets *= 2;
+  return checked_mul(buckets, 16);
+}
+
+}  // namespace h5ad_sizer::python

@@ -1,0 +1,55 @@
+#include "h5ad_sizer/estimate/sizing.hpp"
+
+#include "h5ad_sizer/anndata/reader.hpp"
+#include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/source.hpp"
+
+namespace h5ad_sizer {
+
+const Element* find_raw_x(const Report& report) {
+  if (const Element* x = report.find("/raw/X")) return x;
+  return report.find("/raw.X");
+}
+
+Estimate estimate_memory(const Report& report, const JobProfile& profile) {
+  Estimate estimate;
+  estimate.profile = profile;
+  estimate.loaded_bytes = report.loaded_total();
+  estimate.required_bytes = required_bytes(profile, estimate.loaded_bytes);
+  estimate.n_obs_x_n_vars = checked_mul(report.n_obs, report.n_vars);
+  for (const Element* matrix : {report.find("/X"), find_raw_x(report)}) {
+    if (matrix) estimate.x_and_raw_x_nbytes = checked_add(estimate.x_and_raw_x_nbytes, matrix->loaded_bytes);
+  }
+  return estimate;
+}
+
+Sizing size_dataset(const SizeRequest& request) {
+  Sizing sizing;
+  // The table first: a configuration error should not wait for a large file.
+  sizing.table = load_bucket_table(request.buckets_path);
+  if (request.profile) {
+    auto profile = find_builtin_profile(*request.profile);
+    if (!profile) {
+      throw_usage("--profile: unknown profile \"" + *request.profile + "\" (built in: " +
+                  builtin_profile_names() + ")");
+    }
+    sizing.table.profile = *profile;
+  }
+  if (request.min_bucket < 1 || request.min_bucket > sizing.table.buckets.size()) {
+    throw_usage("--min-bucket: must be between 1 and " +
+                std::to_string(sizing.table.buckets.size()) + " (the buckets in " +
+                sizing.table.origin + ")");
+  }
+  OpenedSource source = open_source(request.location);
+  sizing.report = read_anndata(source);
+  try {
+    sizing.estimate = estimate_memory(sizing.report, sizing.table.profile);
+  } catch (const std::overflow_error& overflow) {
+    throw_invalid(sizing.report.source + ": /: " + overflow.what());
+  }
+  sizing.choice = choose_bucket(sizing.table, sizing.estimate.required_bytes, request.min_bucket);
+  return sizing;
+}
+
+}  // namespace h5ad_sizer

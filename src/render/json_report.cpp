@@ -1,0 +1,119 @@
+#include "h5ad_sizer/render/json_report.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+ordered_json element_json(const Element& element, bool tree) {
+  ordered_json out;
+  out["path"] = element.path;
+  out["encoding"] = element.encoding;
+  out["dtype"] = element.dtype.empty() ? ordered_json(nullptr) : ordered_json(element.dtype);
+  out["shape"] = element.shape;
+  out["nnz"] = element.nnz;
+  out["stored_bytes"] = element.stored_bytes;
+  out["loaded_bytes"] = element.loaded_bytes;
+  if (!element.note.empty()) out["note"] = element.note;
+  if (tree && !element.children.empty()) {
+    ordered_json children = ordered_json::array();
+    for (const Element& child : element.children) children.push_back(element_json(child, tree));
+    out["children"] = std::move(children);
+  }
+  return out;
+}
+
+ordered_json matrix_json(const Element* matrix, bool absent_as_null) {
+  if (matrix == nullptr) {
+    if (absent_as_null) return nullptr;
+    return {{"encoding", "none"}, {"dtype", nullptr}, {"shape", nullptr}, {"nnz", 0},
+            {"stored_bytes", 0}, {"loaded_bytes", 0}};
+  }
+  return {{"encoding", matrix->encoding},
+          {"dtype", matrix->dtype.empty() ? ordered_json(nullptr) : ordered_json(matrix->dtype)},
+          {"shape", matrix->shape},
+          {"nnz", matrix->nnz},
+          {"stored_bytes", matrix->stored_bytes},
+          {"loaded_bytes", matrix->loaded_bytes}};
+}
+
+ordered_json bucket_json(const BucketTable& table, std::size_t index) {
+  const Bucket& bucket = table.buckets[index];
+  return {{"index", index + 1},
+          {"name", bucket.name},
+          {"job_definition", bucket.job_definition},
+          {"vcpus", bucket.vcpus},
+          {"memory_mib", bucket.memory_mib}};
+}
+
+ordered_json profile_json(const JobProfile& profile) {
+  return {{"name", profile.name},
+          {"multiplier", profile.multiplier},
+          {"overhead_mib", profile.overhead_bytes / kMiB}};
+}
+
+}  // namespace
+
+ordered_json dataset_json(const Report& report, bool tree) {
+  ordered_json out;
+  out["source"] = report.source;
+  out["file_bytes"] = report.file_bytes;
+  out["layout"] = layout_name(report.layout);
+  out["n_obs"] = report.n_obs;
+  out["n_vars"] = report.n_vars;
+  out["X"] = matrix_json(report.find("/X"), /*absent_as_null=*/false);
+  out["raw_X"] = matrix_json(find_raw_x(report), /*absent_as_null=*/true);
+  ordered_json elements = ordered_json::array();
+  for (const Element& element : report.elements) elements.push_back(element_json(element, tree));
+  out["elements"] = std::move(elements);
+  out["keys"] = report.keys;
+  out["stored_total_bytes"] = report.stored_total();
+  out["unattributed_bytes"] = report.unattributed_bytes();
+  return out;
+}
+
+ordered_json sizing_json(const Sizing& sizing) {
+  const auto& buckets = sizing.table.buckets;
+  const std::size_t chosen = sizing.choice.index;
+  const Bucket& bucket = buckets[chosen];
+  ordered_json out;
+  out["job_definition"] = bucket.job_definition;
+  ordered_json chosen_json = bucket_json(sizing.table, chosen);
+  chosen_json.erase("job_definition");
+  out["bucket"] = std::move(chosen_json);
+  out["next_job_definition"] = chosen + 1 < buckets.size()
+                                   ? ordered_json(buckets[chosen + 1].job_definition)
+                                   : ordered_json(nullptr);
+  out["overflow"] = sizing.choice.overflow;
+  // Ready for "ContainerOverrides.$" when one job definition is parameterized
+  // instead: AWS Batch wants these values as strings.
+  out["container_overrides"] = {
+      {"ResourceRequirements",
+       {{{"Type", "VCPU"}, {"Value", std::to_string(bucket.vcpus)}},
+        {{"Type", "MEMORY"}, {"Value", std::to_string(bucket.memory_mib)}}}}};
+  const Estimate& estimate = sizing.estimate;
+  out["estimate"] = {{"loaded_bytes", estimate.loaded_bytes},
+                     {"required_bytes", estimate.required_bytes},
+                     {"profile", estimate.profile.name},
+                     {"profile_detail", profile_json(estimate.profile)},
+                     {"baselines",
+                      {{"n_obs_x_n_vars", estimate.n_obs_x_n_vars},
+                       {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}}};
+  out["bucket_table"] = sizing.table.origin;
+  out["dataset"] = dataset_json(sizing.report, /*tree=*/false);
+  return out;
+}
+
+ordered_json bucket_table_json(const BucketTable& table) {
+  ordered_json buckets = ordered_json::array();
+  for (std::size_t i = 0; i < table.buckets.size(); ++i) {
+    ordered_json bucket = bucket_json(table, i);
+    bucket.erase("index");
+    buckets.push_back(std::move(bucket));
+  }
+  return {{"profile", profile_json(table.profile)}, {"buckets", std::move(buckets)}};
+}
+
+}  // namespace h5ad_sizer
