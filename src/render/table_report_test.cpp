@@ -1,0 +1,63 @@
+#include "h5ad_sizer/render/table_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "h5ad_sizer/render/units.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+Report small_report() {
+  Report report;
+  report.source = "f.h5ad";
+  report.file_bytes = 10000;
+  Element x;
+  x.path = "/X";
+  x.encoding = "csr_matrix";
+  x.dtype = "float32";
+  x.shape = {10, 5};
+  x.nnz = 4;
+  for (const char* part : {"data", "indices", "indptr"}) {
+    Element c;
+    c.path = std::string("/X/") + part;
+    c.encoding = "array";
+    c.stored_bytes = 1000;
+    c.loaded_bytes = 2000;
+    x.children.push_back(c);
+  }
+  x.sum_children();
+  report.elements.push_back(x);
+  return report;
+}
+
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::string last;
+  while (std::getline(in, line)) last = line;
+  return last;
+}
+
+TEST(TableReport, TotalStoredIsTheFileSizeAndLoadedTheSum) {
+  const std::string table = render_table(small_report());
+  const std::string total = last_line(table);
+  EXPECT_EQ(total.rfind("TOTAL", 0), 0u);
+  EXPECT_NE(total.find(human_bytes(10000)), std::string::npos) << total;  // file size
+  EXPECT_NE(total.find(human_bytes(6000)), std::string::npos) << total;   // loaded sum
+  EXPECT_NE(total.find("100.0%"), std::string::npos);
+  // The 7000 bytes outside datasets get a row of their own.
+  EXPECT_NE(table.find("[HDF5 metadata, string text, free space]"), std::string::npos);
+  EXPECT_NE(table.find(human_bytes(7000)), std::string::npos);
+}
+
+TEST(TableReport, ChildrenAreIndentedUnderTheirParentByRelativeName) {
+  const std::string table = render_table(small_report());
+  EXPECT_NE(table.find("\n/X "), std::string::npos) << table;
+  EXPECT_NE(table.find("\n  data "), std::string::npos) << table;
+  EXPECT_NE(table.find("\n  indptr "), std::string::npos) << table;
+}
+
+}  // namespace
+}  // namespace h5ad_sizer

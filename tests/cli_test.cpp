@@ -1,0 +1,204 @@
+// The command-line contract: what other people's state machines rely on.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+using nlohmann::json;
+using testing::data_file;
+using testing::run_tool;
+
+const char* kTwoBuckets = R"({
+  "profile": {"name": "tight", "multiplier": 1.0, "overhead_mib": 5},
+  "buckets": [
+    {"name": "tiny", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/tiny:1",
+     "vcpus": 1, "memory_mib": 1},
+    {"name": "small", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/small:2",
+     "vcpus": 2, "memory_mib": 2}
+  ]})";
+
+TEST(CliSize, PrintsExactlyOneJsonObjectWithTheContractFields) {
+  const auto result = run_tool({"size", data_file("example.h5ad")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json doc = json::parse(result.out);  // throws on anything but one JSON value
+  EXPECT_EQ(doc["job_definition"],
+            "arn:aws:batch:us-west-2:123456789012:job-definition/h5ad-machine-1:1");
+  EXPECT_EQ(doc["bucket"]["index"], 1);
+  EXPECT_EQ(doc["bucket"]["name"], "machine-1");
+  EXPECT_EQ(doc["bucket"]["vcpus"], 2);
+  EXPECT_EQ(doc["bucket"]["memory_mib"], 7953);
+  EXPECT_EQ(doc["next_job_definition"],
+            "arn:aws:batch:us-west-2:123456789012:job-definition/h5ad-machine-2:1");
+  EXPECT_EQ(doc["overflow"], false);
+  EXPECT_EQ(doc["container_overrides"]["ResourceRequirements"][1]["Value"], "7953");
+
+  const json& estimate = doc["estimate"];
+  EXPECT_TRUE(estimate["loaded_bytes"].is_number_unsigned());
+  EXPECT_GT(estimate["required_bytes"].get<std::uint64_t>(), estimate["loaded_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(estimate["profile"], "migrate");
+  EXPECT_EQ(estimate["baselines"]["n_obs_x_n_vars"], 200 * 50);
+
+  const json& dataset = doc["dataset"];
+  EXPECT_EQ(dataset["source"], data_file("example.h5ad"));
+  EXPECT_EQ(dataset["layout"], "0.8+");
+  EXPECT_EQ(dataset["n_obs"], 200);
+  EXPECT_EQ(dataset["n_vars"], 50);
+  EXPECT_EQ(dataset["X"]["encoding"], "csr_matrix");
+  EXPECT_EQ(dataset["X"]["dtype"], "float32");
+  EXPECT_EQ(dataset["X"]["shape"], json::array({200, 50}));
+  EXPECT_EQ(dataset["X"]["nnz"], 2000);
+  EXPECT_EQ(dataset["raw_X"]["shape"], json::array({200, 80}));
+  EXPECT_EQ(estimate["baselines"]["x_and_raw_x_nbytes"],
+            dataset["X"]["loaded_bytes"].get<std::uint64_t>() +
+                dataset["raw_X"]["loaded_bytes"].get<std::uint64_t>());
+  std::uint64_t loaded = 0;
+  bool has_counts = false;
+  for (const json& element : dataset["elements"]) {
+    for (const char* key : {"path", "encoding", "dtype", "shape", "nnz", "stored_bytes", "loaded_bytes"}) {
+      EXPECT_TRUE(element.contains(key)) << key;
+    }
+    loaded += element["loaded_bytes"].get<std::uint64_t>();
+    has_counts |= element["path"] == "/layers/counts";
+  }
+  EXPECT_TRUE(has_counts);
+  EXPECT_EQ(loaded, estimate["loaded_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(CliSize, AbsentXIsEncodingNoneAndAbsentRawIsNull) {
+  const auto result = run_tool({"size", data_file("no_x.h5ad")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json doc = json::parse(result.out);
+  EXPECT_EQ(doc["dataset"]["X"]["encoding"], "none");
+  EXPECT_TRUE(doc["dataset"]["raw_X"].is_null());
+  EXPECT_EQ(doc["dataset"]["n_obs"], 30);
+}
+
+TEST(CliSize, OverflowChoosesTheLargestAndWarns) {
+  testing::ScopedTempDir dir;
+  const auto table = dir.write("b.json", kTwoBuckets);
+  const auto result = run_tool({"size", data_file("example.h5ad"), "--buckets", table});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json doc = json::parse(result.out);
+  EXPECT_EQ(doc["overflow"], true);
+  EXPECT_EQ(doc["bucket"]["name"], "small");
+  EXPECT_TRUE(doc["next_job_definition"].is_null());
+  EXPECT_NE(result.err.find("warning"), std::string::npos);
+}
+
+TEST(CliSize, StrictOverflowExitsFiveWithNothingOnStdout) {
+  testing::ScopedTempDir dir;
+  const auto table = dir.write("b.json", kTwoBuckets);
+  const auto result = run_tool({"size", data_file("example.h5ad"), "--buckets", table, "--strict"});
+  EXPECT_EQ(result.exit_code, 5);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("more than the largest bucket 'small'"), std::string::npos) << result.err;
+}
+
+TEST(CliSize, MinBucketAndProfileAndEnvironmentTable) {
+  const auto raised = run_tool({"size", data_file("dense.h5ad"), "--min-bucket", "3"});
+  ASSERT_EQ(raised.exit_code, 0) << raised.err;
+  EXPECT_EQ(json::parse(raised.out)["bucket"]["index"], 3);
+
+  const auto profiled = run_tool({"size", data_file("dense.h5ad"), "--profile", "process"});
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+  EXPECT_EQ(json::parse(profiled.out)["estimate"]["profile"], "process");
+
+  testing::ScopedTempDir dir;
+  const auto table = dir.write("b.json", kTwoBuckets);
+  const auto from_env =
+      run_tool({"size", data_file("dense.h5ad")}, {"H5AD_SIZER_BUCKETS=" + table});
+  ASSERT_EQ(from_env.exit_code, 0) << from_env.err;
+  EXPECT_EQ(json::parse(from_env.out)["estimate"]["profile"], "tight");
+}
+
+TEST(CliSize, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_tool({"size"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--min-bucket", "0"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--min-bucket", "6"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--profile", "nope"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"frobnicate"}).exit_code, 2);
+  const auto missing_table = run_tool({"size", data_file("dense.h5ad"), "--buckets", "/nonexistent.json"});
+  EXPECT_EQ(missing_table.exit_code, 2);
+  EXPECT_EQ(missing_table.out, "");
+}
+
+TEST(CliSize, UnreadableInputExitsThree) {
+  testing::ScopedTempDir dir;
+  for (const std::string& path : {dir.file("missing.h5ad"), dir.file("")}) {
+    const auto result = run_tool({"size", path});
+    EXPECT_EQ(result.exit_code, 3) << path << result.err;
+    EXPECT_EQ(result.out, "");
+    EXPECT_NE(result.err.find(path), std::string::npos);
+  }
+}
+
+TEST(CliSize, PermissionDeniedExitsThree) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.write("secret.h5ad", "x");
+  ASSERT_EQ(chmod(path.c_str(), 0), 0);
+  // Root reads anything: as root (CI), run the tool without the capabilities
+  // that let it ignore file permissions.
+  std::vector<std::string> env;
+  if (geteuid() == 0) env = {"setpriv", "--bounding-set=-dac_override,-dac_read_search"};
+  const auto result = run_tool({"size", path}, env);
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("Permission denied"), std::string::npos) << result.err;
+}
+
+TEST(CliSize, InvalidFilesExitFourWithOneLineNamingFileAndElement) {
+  for (const char* name :
+       {"bad_not_hdf5.h5ad", "bad_truncated.h5ad", "bad_indptr_length.h5ad",
+        "bad_data_indices_length.h5ad", "bad_no_shape.h5ad", "bad_negative_shape.h5ad",
+        "bad_obs_rows.h5ad", "bad_overflow.h5ad", "bad_not_anndata.h5ad"}) {
+    const auto result = run_tool({"size", data_file(name)});
+    EXPECT_EQ(result.exit_code, 4) << name;
+    EXPECT_EQ(result.out, "") << name;
+    EXPECT_EQ(result.err.rfind("h5ad-sizer: error: " + data_file(name), 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+TEST(CliInspect, TableEndsWithTotalAndJsonHasTheTree) {
+  const auto table = run_tool({"inspect", data_file("example.h5ad")});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("\nTOTAL "), std::string::npos);
+  EXPECT_NE(table.out.find("/layers/counts"), std::string::npos);
+
+  const auto tree = run_tool({"inspect", data_file("example.h5ad"), "--json"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  const json doc = json::parse(tree.out);
+  EXPECT_EQ(doc["elements"][0]["path"], "/X");
+  EXPECT_EQ(doc["elements"][0]["children"].size(), 3u);
+}
+
+TEST(CliBuckets, PrintsTheTableAndRejectsBadOnes) {
+  const auto builtin = run_tool({"buckets"});
+  ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
+  EXPECT_EQ(json::parse(builtin.out)["buckets"].size(), 5u);
+
+  testing::ScopedTempDir dir;
+  const auto bad = run_tool({"buckets", "--buckets", dir.write("bad.json", R"({"profile": "load"})")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("missing field \"buckets\""), std::string::npos) << bad.err;
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"--version"}, {"size", "--help"}, {"inspect", "--help"}}) {
+    const auto result = run_tool(args);
+    EXPECT_EQ(result.exit_code, 0) << args.front();
+    EXPECT_FALSE(result.out.empty());
+  }
+}
+
+}  // namespace
+}  // namespace h5ad_sizer
