@@ -32,15 +32,6 @@ void require_readable_file(const std::string& path) {
 OpenedSource open_source(const std::string& location) {
   h5::initialize();
   require_readable_file(location);
-#if H5_VERSION_GE(1, 12, 0)
-  const htri_t is_hdf5 = H5Fis_accessible(location.c_str(), H5P_DEFAULT);
-#else
-  const htri_t is_hdf5 = H5Fis_hdf5(location.c_str());
-#endif
-  if (is_hdf5 <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    throw_invalid(location + ": not an HDF5 file (no HDF5 signature found)");
-  }
   OpenedSource source;
   source.display_name = location;
   try {
@@ -48,6 +39,15 @@ OpenedSource open_source(const std::string& location) {
         h5::check(H5Fopen(location.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open as HDF5"));
     source.file_bytes = h5::file_size(source.file.get());
   } catch (const h5::Failure& failure) {
+    // Only now ask why: a second open just for the signature would cost
+    // every successful run.
+#if H5_VERSION_GE(1, 12, 0)
+    const htri_t is_hdf5 = H5Fis_accessible(location.c_str(), H5P_DEFAULT);
+#else
+    const htri_t is_hdf5 = H5Fis_hdf5(location.c_str());
+#endif
+    H5Eclear2(H5E_DEFAULT);
+    if (is_hdf5 <= 0) throw_invalid(location + ": not an HDF5 file (no HDF5 signature found)");
     throw_invalid(location + ": " + failure.what());
   }
   return source;

@@ -253,8 +253,12 @@ std::uint64_t ElementReader::strings_loaded_bytes(hid_t dataset, const h5::Datas
   }
   const h5::StringSample sample = h5::sample_strings(dataset, info, member, m_limits);
   std::uint64_t text_bytes = 0;
-  for (const auto& t : sample.texts) text_bytes += t.size();
-  for (auto length : sample.oversized_lengths) text_bytes += length;
+  if (sample.lengths.empty()) {
+    for (const auto& t : sample.texts) text_bytes += t.size();
+    for (auto length : sample.oversized_lengths) text_bytes += length;
+  } else {
+    for (auto length : sample.lengths) text_bytes += length;
+  }
   if (sample.size() > 0) {
     note = "strings: sampled " + std::to_string(sample.size()) + " of " +
            std::to_string(sample.population) + ", mean length " +

@@ -61,17 +61,35 @@ std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length) {
   return allocation(checked_add(kWideStrHeader + 4, utf8_length));
 }
 
+std::uint64_t ascii_str_object_bytes(std::uint64_t length) {
+  return allocation(checked_add(kAsciiStrHeader + 1, length));
+}
+
 std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
   if (count == 0) return 0;
-  std::uint64_t objects = 0;
-  for (const auto& text : sample.texts) objects = checked_add(objects, str_object_bytes(text));
-  for (auto length : sample.oversized_lengths) {
-    objects = checked_add(objects, str_object_bytes_bound(length));
+  std::uint64_t texts = 0;         // exact cost of the strings whose text we read
+  std::uint64_t texts_as_ascii = 0;  // what they would cost were they ASCII
+  for (const auto& text : sample.texts) {
+    texts = checked_add(texts, str_object_bytes(text));
+    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(text.size()));
   }
-  const std::uint64_t sampled = sample.size();
-  // Mean object size, rounded up, times the population.
-  const std::uint64_t mean = sampled == 0 ? allocation(kAsciiStrHeader + 1)
-                                          : (objects + sampled - 1) / sampled;
+  for (auto length : sample.oversized_lengths) {
+    texts = checked_add(texts, str_object_bytes_bound(length));
+    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(length));
+  }
+  const std::uint64_t read = sample.texts.size() + sample.oversized_lengths.size();
+  std::uint64_t mean = 0;
+  if (!sample.lengths.empty()) {
+    // The many lengths give the ASCII cost; the few texts tell how much more
+    // wider characters (Latin-1, UCS-2, UCS-4 storage) add on top.
+    std::uint64_t as_ascii = 0;
+    for (auto length : sample.lengths) as_ascii = checked_add(as_ascii, ascii_str_object_bytes(length));
+    const std::uint64_t n = sample.lengths.size();
+    mean = (as_ascii + n - 1) / n;
+    if (read > 0) mean += (texts - texts_as_ascii + read - 1) / read;
+  } else {
+    mean = read == 0 ? ascii_str_object_bytes(0) : (texts + read - 1) / read;
+  }
   return checked_mul(count, kPointer + mean);
 }
 

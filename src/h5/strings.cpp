@@ -6,6 +6,7 @@
 
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
+#include "h5ad_sizer/h5/vlen_lengths.hpp"
 
 namespace h5ad_sizer::h5 {
 namespace {
@@ -70,6 +71,16 @@ Handle select_points(hid_t dataset, const std::vector<std::uint64_t>& flat,
   return space;
 }
 
+// Transfer properties sized for a sample. HDF5's default type-conversion
+// buffer is 1 MiB, allocated and zeroed on every read that converts, which
+// costs more than reading a few dozen strings.
+Handle small_transfer(std::size_t elements, std::size_t element_size) {
+  Handle transfer(check(H5Pcreate(H5P_DATASET_XFER), "creating transfer properties"));
+  const std::size_t bytes = std::max<std::size_t>(elements * std::max<std::size_t>(element_size, 16), 4096);
+  check(H5Pset_buffer(transfer.get(), bytes, nullptr, nullptr), "sizing the conversion buffer");
+  return transfer;
+}
+
 Handle memory_string_type(const TypeInfo& type, const std::string& member) {
   Handle text(check(H5Tcopy(H5T_C_S1), "creating a string type"));
   if (type.type_class == TypeClass::vlen_string) {
@@ -102,7 +113,7 @@ bool read_vlen(hid_t dataset, hid_t memory_type, const DatasetInfo& info,
   Handle file_space = select_points(dataset, flat, info.dims);
   hsize_t count = flat.size();
   Handle memory_space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
-  Handle transfer(check(H5Pcreate(H5P_DATASET_XFER), "creating transfer properties"));
+  Handle transfer = small_transfer(flat.size(), H5Tget_size(memory_type));
   check(H5Pset_vlen_mem_manager(transfer.get(), bounded_alloc, &allocator, bounded_free,
                                 &allocator),
         "setting the string allocator");
@@ -130,7 +141,8 @@ void read_fixed(hid_t dataset, hid_t memory_type, const DatasetInfo& info,
   hsize_t count = flat.size();
   Handle memory_space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
   std::vector<char> buffer(width * flat.size(), '\0');
-  check(H5Dread(dataset, memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT,
+  Handle transfer = small_transfer(flat.size(), width);
+  check(H5Dread(dataset, memory_type, memory_space.get(), file_space.get(), transfer.get(),
                 buffer.data()),
         "reading fixed-length strings");
   for (std::size_t i = 0; i < flat.size(); ++i) {
@@ -173,6 +185,15 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
     if (flat.size() > fit) flat.resize(fit);
     read_fixed(dataset, memory_type.get(), info, flat, sample.texts);
     return sample;
+  }
+
+  if (member.empty() && info.dims.size() == 1) {
+    if (auto lengths = read_vlen_lengths(dataset, flat)) {
+      // Lengths for the whole sample; text for its first few strings only.
+      sample.lengths = std::move(*lengths);
+      flat.resize(std::min(flat.size(), limits.texts_with_lengths));
+      if (flat.empty()) return sample;
+    }
   }
 
   BoundedAllocator allocator;

@@ -22,11 +22,15 @@ inline constexpr std::uint64_t kScalarObject = 32;
 // Bytes one str object holds, including pymalloc's 16-byte rounding,
 // for the UTF-8 text `utf8`.
 std::uint64_t str_object_bytes(std::string_view utf8);
+// The same for `length` ASCII characters.
+std::uint64_t ascii_str_object_bytes(std::uint64_t length);
 // An upper bound for a str of `utf8_length` bytes whose text we did not read.
 std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length);
 
 // Memory of a numpy object array of `count` str objects whose text looks like
 // `sample`: pointer slots plus the mean sampled object, scaled to `count`.
+// With sampled lengths, the mean is their ASCII cost plus the surcharge that
+// the sampled texts show for wider characters.
 std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample);
 
 // numpy bytes of a fixed-width 'S' array turned into unicode 'U' by

@@ -11,20 +11,29 @@
 namespace h5ad_sizer::h5 {
 
 // The text of variable-length strings lives in the file's global heap, not in
-// the dataset, so their lengths are not metadata. We read a bounded sample.
+// the dataset, so their lengths are not metadata. We sample: the byte length
+// of many strings (from the dataset's own heap references, when its storage
+// can be read raw) and the text of a few, which tells ASCII from wider text.
 struct StringSample {
   std::vector<std::string> texts;  // sampled strings read in full
   // Byte lengths of sampled strings too large to read under the limits; only
   // their size is known (HDF5 asks our allocator for it before copying).
   std::vector<std::uint64_t> oversized_lengths;
+  // Byte lengths of a larger sample, from the heap references; empty when
+  // the storage could not be read raw (texts then carry the whole sample).
+  std::vector<std::uint64_t> lengths;
   std::uint64_t population = 0;  // how many strings the dataset holds
 
-  std::size_t size() const { return texts.size() + oversized_lengths.size(); }
+  // How many strings the sample describes.
+  std::size_t size() const {
+    return lengths.empty() ? texts.size() + oversized_lengths.size() : lengths.size();
+  }
 };
 
 struct SampleLimits {
   std::size_t max_strings = 1024;              // spread over runs through the dataset
   std::size_t runs = 8;                         // contiguous runs: few chunks to decompress
+  std::size_t texts_with_lengths = 64;          // text read when lengths come from references
   std::size_t max_string_bytes = 1u << 20;      // a longer string is measured, not copied
   std::size_t max_total_bytes = 16u << 20;      // memory for one sample, all strings
 };
