@@ -77,10 +77,6 @@ bool undo(const Filter& filter, Bytes& chunk, std::size_t expected) {
       chunk.swap(out);
       return true;
     }
-    case H5Z_FILTER_FLETCHER32:
-      if (chunk.size() < 4) throw Failure("corrupt fletcher32 chunk");
-      chunk.resize(chunk.size() - 4);  // the checksum; we trust the data
-      return true;
     case kLzfFilterId: {
       Bytes out(expected);
       const unsigned produced = lzf_decompress(chunk.data(), static_cast<unsigned>(chunk.size()),
