@@ -9,25 +9,14 @@
 
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
+#include "string_dataset.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer::h5 {
 namespace {
 
-// Writes `strings` as a 1-D variable-length UTF-8 dataset "s" in a new file.
 void write_strings(const std::string& path, const std::vector<std::string>& strings) {
-  initialize();
-  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-  Handle type(H5Tcopy(H5T_C_S1));
-  H5Tset_size(type.get(), H5T_VARIABLE);
-  H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  hsize_t n = strings.size();
-  Handle space(H5Screate_simple(1, &n, nullptr));
-  Handle dataset(H5Dcreate2(file.get(), "s", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                            H5P_DEFAULT));
-  std::vector<const char*> pointers;
-  for (const auto& s : strings) pointers.push_back(s.c_str());
-  ASSERT_GE(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), 0);
+  testing::write_string_dataset(path, strings);
 }
 
 StringSample sample_file(const std::string& path, const SampleLimits& limits) {

@@ -7,6 +7,7 @@
 
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
+#include "string_dataset.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -28,38 +29,25 @@ struct Fixture {
   Handle dataset;
 
   Fixture(Storage storage, const std::vector<std::string>& strings) {
-    initialize();
     const std::string path = dir.file("s.h5");
-    {
-      Handle out(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-      Handle type(H5Tcopy(H5T_C_S1));
-      H5Tset_size(type.get(), H5T_VARIABLE);
-      H5Tset_cset(type.get(), H5T_CSET_UTF8);
-      hsize_t n = strings.size();
-      Handle space(H5Screate_simple(1, &n, nullptr));
-      Handle create(H5Pcreate(H5P_DATASET_CREATE));
-      hsize_t chunk = 64;
-      switch (storage) {
-        case Storage::contiguous:
-          break;
-        case Storage::compact:
-          H5Pset_layout(create.get(), H5D_COMPACT);
-          break;
-        case Storage::chunked_plain:
-          H5Pset_chunk(create.get(), 1, &chunk);
-          break;
-        case Storage::chunked_filtered:
-          H5Pset_chunk(create.get(), 1, &chunk);
-          H5Pset_shuffle(create.get());
-          H5Pset_deflate(create.get(), 6);
-          break;
-      }
-      Handle ds(H5Dcreate2(out.get(), "s", type.get(), space.get(), H5P_DEFAULT, create.get(),
-                           H5P_DEFAULT));
-      std::vector<const char*> pointers;
-      for (const auto& s : strings) pointers.push_back(s.c_str());
-      EXPECT_GE(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), 0);
+    Handle create(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t chunk = 64;
+    switch (storage) {
+      case Storage::contiguous:
+        break;
+      case Storage::compact:
+        H5Pset_layout(create.get(), H5D_COMPACT);
+        break;
+      case Storage::chunked_plain:
+        H5Pset_chunk(create.get(), 1, &chunk);
+        break;
+      case Storage::chunked_filtered:
+        H5Pset_chunk(create.get(), 1, &chunk);
+        H5Pset_shuffle(create.get());
+        H5Pset_deflate(create.get(), 6);
+        break;
     }
+    testing::write_string_dataset(path, strings, create.get());
     file = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"));
     dataset = Handle(check(H5Dopen2(file.get(), "s", H5P_DEFAULT), "open"));
   }
