@@ -60,14 +60,27 @@ TEST(CliSize, PrintsExactlyOneJsonObjectWithTheContractFields) {
   std::uint64_t loaded = 0;
   bool has_counts = false;
   for (const json& element : dataset["elements"]) {
-    for (const char* key : {"path", "encoding", "dtype", "shape", "nnz", "stored_bytes", "loaded_bytes"}) {
+    for (const char* key : {"path", "encoding", "dtype", "shape", "nnz", "stored_bytes",
+                            "loaded_bytes", "transient_bytes", "io_transient_bytes",
+                            "buffer_transient_bytes"}) {
       EXPECT_TRUE(element.contains(key)) << key;
     }
     loaded += element["loaded_bytes"].get<std::uint64_t>();
     has_counts |= element["path"] == "/layers/counts";
   }
   EXPECT_TRUE(has_counts);
-  EXPECT_EQ(loaded, estimate["loaded_bytes"].get<std::uint64_t>());
+  // The peak is every element's final bytes, the largest transient and the
+  // start-up of read_h5ad, each reported.
+  const json& memory = dataset["memory"];
+  EXPECT_EQ(loaded, memory["final_bytes"].get<std::uint64_t>());
+  EXPECT_GT(memory["peak_transient_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(memory["peak_element"].is_string());
+  EXPECT_EQ(loaded + memory["peak_transient_bytes"].get<std::uint64_t>() +
+                memory["io_transient_bytes"].get<std::uint64_t>() +
+                memory["buffer_transient_bytes"].get<std::uint64_t>() +
+                memory["read_overhead_bytes"].get<std::uint64_t>(),
+            estimate["loaded_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(memory["loaded_bytes"], estimate["loaded_bytes"]);
   EXPECT_EQ(result.err, "");
 }
 

@@ -7,6 +7,7 @@
 #include "h5ad_sizer/anndata/encoded.hpp"
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
 namespace h5ad_sizer {
@@ -22,7 +23,10 @@ std::uint64_t length_of(const Element& element) {
 Element categorical_element(const std::string& path, Element codes, Element categories) {
   const std::uint64_t n_categories = length_of(categories);
   const std::uint64_t rows = length_of(codes);
+  // Re-casting copies the codes as read, which are alive during the copy.
+  const std::uint64_t codes_as_read = codes.loaded_bytes;
   codes.loaded_bytes = checked_mul(rows, python::categorical_code_itemsize(n_categories));
+  const std::uint64_t recast = codes_as_read != codes.loaded_bytes ? codes_as_read : 0;
   Element hash;
   hash.path = "[categories hash table]";
   hash.loaded_bytes = python::hash_table_bytes(n_categories);
@@ -34,8 +38,23 @@ Element categorical_element(const std::string& path, Element codes, Element cate
   element.shape = {rows};
   element.nnz = rows;
   element.children = {std::move(codes), std::move(categories), std::move(hash)};
-  element.sum_children();
+  element.sum_children(recast);
   return element;
+}
+
+// pandas.DataFrame(dict) copies plain numpy columns into consolidated 2-D
+// blocks (object columns as a block of pointers) while the columns as read
+// are still alive; extension arrays (categoricals, nullables) are kept as
+// they are.
+std::uint64_t construction_copy(const std::vector<Element>& children, std::size_t n_columns,
+                                std::uint64_t rows) {
+  std::uint64_t copy = 0;
+  for (std::size_t i = 0; i < n_columns && i < children.size(); ++i) {
+    const Element& column = children[i];
+    if (column.encoding == "array") copy = checked_add(copy, column.loaded_bytes);
+    if (column.encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
+  }
+  return copy;
 }
 
 }  // namespace
@@ -88,7 +107,7 @@ Element ElementReader::read_encoded_dataframe(hid_t group, const std::string& pa
     element.children.push_back(std::move(extra));
   }
   element.shape = {rows, columns->size()};
-  element.sum_children();
+  element.sum_children(construction_copy(element.children, columns->size(), rows));
   return element;
 }
 
@@ -117,7 +136,7 @@ Element ElementReader::read_categorical(hid_t group, const std::string& path) {
 
 Element ElementReader::read_compound_dataframe(hid_t dataset, const std::string& path,
                                                const LegacyCategories& categories_for) {
-  const h5::DatasetInfo info = h5::describe_dataset(dataset);
+  const h5::DatasetInfo info = describe(dataset);
   if (info.type.type_class != h5::TypeClass::compound || info.dims.size() != 1) {
     invalid(path, "a dataset here must be a one-dimensional compound (record) array");
   }
@@ -147,7 +166,11 @@ Element ElementReader::read_compound_dataframe(hid_t dataset, const std::string&
     }
   }
   element.shape = {info.elements, members.empty() ? 0 : members.size() - 1};
-  element.sum_children();
+  // The records as read and decoded, then the frame's construction copy.
+  const std::uint64_t own =
+      checked_add(records_transient(element.children),
+                  construction_copy(element.children, element.children.size() - 1, info.elements));
+  element.sum_children(own, read_costs::dataset(info), records_buffer_transient(info));
   return element;
 }
 

@@ -1,11 +1,13 @@
 #include "h5ad_sizer/anndata/element_reader.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "h5ad_sizer/anndata/encoded.hpp"
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -77,6 +79,11 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
   } catch (const std::overflow_error& overflow) {
     invalid(path, overflow.what());
   }
+}
+
+h5::DatasetInfo ElementReader::describe(hid_t dataset) {
+  ++m_datasets_read;
+  return h5::describe_dataset(dataset);
 }
 
 Element ElementReader::read(hid_t parent, const std::string& name, const std::string& path) {
@@ -155,7 +162,7 @@ Element ElementReader::read_sparse(hid_t group, const std::string& path,
     const std::string part_path = path + "/" + names[i];
     element.children.push_back(with_object(group, names[i], part_path, [&](hid_t dataset) {
       if (h5::object_type(dataset) != h5::ObjectType::dataset) invalid(part_path, "not a dataset");
-      parts[i] = h5::describe_dataset(dataset);
+      parts[i] = describe(dataset);
       if (parts[i].dims.size() != 1) invalid(part_path, "must be one-dimensional");
       return dataset_element(dataset, part_path, parts[i], "array");
     }));
@@ -179,7 +186,7 @@ Element ElementReader::read_sparse(hid_t group, const std::string& path,
 }
 
 Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
-  const h5::DatasetInfo info = h5::describe_dataset(dataset);
+  const h5::DatasetInfo info = describe(dataset);
   std::string encoding = h5::string_attribute(dataset, kEncodingType).value_or("");
   const bool text = info.type.type_class == h5::TypeClass::vlen_string ||
                     info.type.type_class == h5::TypeClass::fixed_string;
@@ -216,16 +223,22 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
   const auto& type = info.type;
   switch (type.type_class) {
     case h5::TypeClass::vlen_string:
-      element.loaded_bytes = strings_loaded_bytes(dataset, info, "", element.note);
+      cost_strings(dataset, info, "", element);
       if (info.dims.empty()) element.loaded_bytes -= python::kPointer;  // a lone str, no array
+      element.buffer_transient_bytes = read_costs::string_array_conversion(info.elements);
       break;
     case h5::TypeClass::fixed_string:
-      // read_dataset: fixed-width bytes become numpy unicode via astype(str).
+      // read_dataset: fixed-width bytes become numpy unicode via astype(str),
+      // so the bytes array read first is alive during the copy.
       element.loaded_bytes = python::unicode_array_bytes(info.elements, type.size);
+      element.transient_bytes = checked_mul(info.elements, type.size);
       break;
     case h5::TypeClass::compound: {
+      // Records are read whole (all members' strings at once) and then
+      // copied by astype to decode them: one more record array.
       element.children = split_compound(dataset, path, info, /*strings_as_objects=*/false);
-      element.sum_children();
+      element.sum_children(records_transient(element.children), read_costs::dataset(info),
+                           records_buffer_transient(info));
       element.stored_bytes = info.stored_bytes;
       break;
     }
@@ -237,34 +250,54 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
                                                : checked_mul(info.elements, type.size);
       break;
   }
+  element.io_transient_bytes = checked_add(element.io_transient_bytes, read_costs::dataset(info));
   return element;
 }
 
-std::uint64_t ElementReader::strings_loaded_bytes(hid_t dataset, const h5::DatasetInfo& info,
-                                                  const std::string& member, std::string& note) {
+std::uint64_t ElementReader::records_transient(const std::vector<Element>& members) {
+  // Every member's strings are read at once.
+  std::uint64_t transient = 0;
+  for (const Element& member : members) transient = checked_add(transient, member.transient_bytes);
+  return transient;
+}
+
+std::uint64_t ElementReader::records_buffer_transient(const h5::DatasetInfo& info) {
+  const bool strings = std::any_of(info.type.members.begin(), info.type.members.end(),
+                                   [](const h5::TypeInfo& member) {
+                                     return member.type_class == h5::TypeClass::vlen_string;
+                                   });
+  return strings ? read_costs::record_conversion() : 0;
+}
+
+void ElementReader::cost_strings(hid_t dataset, const h5::DatasetInfo& info,
+                                 const std::string& member, Element& element) {
+  h5::StringSample sample;
   if (!info.unavailable_filters.empty()) {
     // Compressed with a filter this build cannot run: size the strings by
     // a generous assumed length instead of reading them.
-    note = "strings: filter " + std::to_string(info.unavailable_filters.front()) +
-           " unavailable, assumed mean length " + std::to_string(kAssumedStringLength) + " B";
-    h5::StringSample assumed;
-    assumed.oversized_lengths.push_back(kAssumedStringLength);
-    return python::string_array_bytes(info.elements, assumed);
-  }
-  const h5::StringSample sample = h5::sample_strings(dataset, info, member, m_limits);
-  std::uint64_t text_bytes = 0;
-  if (sample.lengths.empty()) {
-    for (const auto& t : sample.texts) text_bytes += t.size();
-    for (auto length : sample.oversized_lengths) text_bytes += length;
+    element.note = "strings: filter " + std::to_string(info.unavailable_filters.front()) +
+                   " unavailable, assumed mean length " + std::to_string(kAssumedStringLength) +
+                   " B";
+    sample.oversized_lengths.push_back(kAssumedStringLength);
   } else {
-    for (auto length : sample.lengths) text_bytes += length;
+    sample = h5::sample_strings(dataset, info, member, m_limits);
+    std::uint64_t text_bytes = 0;
+    if (sample.lengths.empty()) {
+      for (const auto& t : sample.texts) text_bytes += t.size();
+      for (auto length : sample.oversized_lengths) text_bytes += length;
+    } else {
+      for (auto length : sample.lengths) text_bytes += length;
+    }
+    if (sample.size() > 0) {
+      element.note = "strings: sampled " + std::to_string(sample.size()) + " of " +
+                     std::to_string(sample.population) + ", mean length " +
+                     fixed(static_cast<double>(text_bytes) / static_cast<double>(sample.size())) +
+                     " B";
+    }
   }
-  if (sample.size() > 0) {
-    note = "strings: sampled " + std::to_string(sample.size()) + " of " +
-           std::to_string(sample.population) + ", mean length " +
-           fixed(static_cast<double>(text_bytes) / static_cast<double>(sample.size())) + " B";
-  }
-  return python::string_array_bytes(info.elements, sample);
+  element.loaded_bytes = python::string_array_bytes(info.elements, sample);
+  element.transient_bytes = member.empty() ? read_costs::string_objects(info.elements, sample)
+                                           : read_costs::record_strings(info.elements, sample);
 }
 
 std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::string& path,
@@ -292,7 +325,7 @@ std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::str
                       member.type_class == h5::TypeClass::fixed_string;
     if (text && (strings_as_objects || member.type_class == h5::TypeClass::vlen_string)) {
       element.encoding = "string-array";
-      element.loaded_bytes = strings_loaded_bytes(dataset, info, name, element.note);
+      cost_strings(dataset, info, name, element);
     } else if (text) {
       element.encoding = "string-array";
       element.loaded_bytes = python::unicode_array_bytes(info.elements, member.size);

@@ -6,6 +6,7 @@
 #include "h5ad_sizer/anndata/element_reader.hpp"
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -44,6 +45,7 @@ class AnnDataReader {
     }
     if (std::find(names.begin(), names.end(), "uns") != names.end()) read_uns();
     derive_dimensions();
+    m_report.read_overhead_bytes = read_costs::read_overhead(m_elements.datasets_read());
     return std::move(m_report);
   }
 
@@ -99,7 +101,7 @@ class AnnDataReader {
     std::vector<Element> entries;
     m_elements.with_object(parent, name, path, [&](hid_t mapping) {
       if (h5::object_type(mapping) == h5::ObjectType::dataset) {
-        const auto info = h5::describe_dataset(mapping);
+        const auto info = m_elements.describe(mapping);
         if (info.type.type_class == h5::TypeClass::compound) {
           entries = m_elements.split_compound(mapping, path, info, /*strings_as_objects=*/false);
         } else {

@@ -1,5 +1,7 @@
 #include "h5ad_sizer/anndata/report.hpp"
 
+#include <algorithm>
+
 #include "h5ad_sizer/checked.hpp"
 
 namespace h5ad_sizer {
@@ -16,10 +18,17 @@ const char* layout_name(Layout layout) {
   return "unknown";
 }
 
-void Element::sum_children() {
+void Element::sum_children(std::uint64_t own_transient, std::uint64_t own_io_transient,
+                           std::uint64_t own_buffer_transient) {
   stored_bytes = 0;
   loaded_bytes = 0;
+  transient_bytes = own_transient;
+  io_transient_bytes = own_io_transient;
+  buffer_transient_bytes = own_buffer_transient;
   for (const Element& child : children) {
+    transient_bytes = std::max(transient_bytes, child.transient_bytes);
+    io_transient_bytes = std::max(io_transient_bytes, child.io_transient_bytes);
+    buffer_transient_bytes = std::max(buffer_transient_bytes, child.buffer_transient_bytes);
     stored_bytes = checked_add(stored_bytes, child.stored_bytes);
     loaded_bytes = checked_add(loaded_bytes, child.loaded_bytes);
   }
@@ -38,9 +47,42 @@ std::uint64_t Report::stored_total() const {
   return total;
 }
 
-std::uint64_t Report::loaded_total() const {
+std::uint64_t Report::final_total() const {
   std::uint64_t total = 0;
   for (const Element& element : elements) total = checked_add(total, element.loaded_bytes);
+  return total;
+}
+
+namespace {
+
+const Element* largest(const std::vector<Element>& elements, std::uint64_t Element::*field) {
+  const Element* peak = nullptr;
+  for (const Element& element : elements) {
+    if (element.*field > 0 && (!peak || element.*field > (*peak).*field)) peak = &element;
+  }
+  return peak;
+}
+
+}  // namespace
+
+const Element* Report::peak_element() const { return largest(elements, &Element::transient_bytes); }
+
+const Element* Report::io_peak_element() const {
+  return largest(elements, &Element::io_transient_bytes);
+}
+
+const Element* Report::buffer_peak_element() const {
+  return largest(elements, &Element::buffer_transient_bytes);
+}
+
+std::uint64_t Report::loaded_total() const {
+  const Element* peak = peak_element();
+  const Element* io_peak = io_peak_element();
+  const Element* buffer_peak = buffer_peak_element();
+  std::uint64_t total = checked_add(final_total(), read_overhead_bytes);
+  if (peak) total = checked_add(total, peak->transient_bytes);
+  if (io_peak) total = checked_add(total, io_peak->io_transient_bytes);
+  if (buffer_peak) total = checked_add(total, buffer_peak->buffer_transient_bytes);
   return total;
 }
 

@@ -151,6 +151,16 @@ DatasetInfo describe_dataset(hid_t dataset) {
 
   Handle plist(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   info.chunked = H5Pget_layout(plist.get()) == H5D_CHUNKED;
+  if (info.chunked && !info.dims.empty()) {
+    std::vector<hsize_t> chunk(info.dims.size());
+    const int rank = check(H5Pget_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()),
+                           "reading the chunk shape");
+    info.chunks = 1;
+    for (std::size_t d = 0; d < info.dims.size() && d < static_cast<std::size_t>(rank); ++d) {
+      if (chunk[d] == 0) fail("chunk dimension 0");
+      info.chunks = checked_mul(info.chunks, (info.dims[d] + chunk[d] - 1) / chunk[d]);
+    }
+  }
   const int filters = check(H5Pget_nfilters(plist.get()), "reading the filters");
   info.compressed = filters > 0;
   for (int i = 0; i < filters; ++i) {

@@ -16,6 +16,9 @@ ordered_json element_json(const Element& element, bool tree) {
   out["nnz"] = element.nnz;
   out["stored_bytes"] = element.stored_bytes;
   out["loaded_bytes"] = element.loaded_bytes;
+  out["transient_bytes"] = element.transient_bytes;
+  out["io_transient_bytes"] = element.io_transient_bytes;
+  out["buffer_transient_bytes"] = element.buffer_transient_bytes;
   if (!element.note.empty()) out["note"] = element.note;
   if (tree && !element.children.empty()) {
     ordered_json children = ordered_json::array();
@@ -71,6 +74,21 @@ ordered_json dataset_json(const Report& report, bool tree) {
   out["keys"] = report.keys;
   out["stored_total_bytes"] = report.stored_total();
   out["unattributed_bytes"] = report.unattributed_bytes();
+  // How loaded_bytes (the peak) is made up: final + the largest transient of
+  // each pool + the read overhead.
+  const Element* peak = report.peak_element();
+  const Element* io_peak = report.io_peak_element();
+  const Element* buffer_peak = report.buffer_peak_element();
+  auto path_of = [](const Element* e) { return e ? ordered_json(e->path) : ordered_json(nullptr); };
+  out["memory"] = {{"final_bytes", report.final_total()},
+                   {"peak_transient_bytes", peak ? peak->transient_bytes : 0},
+                   {"peak_element", path_of(peak)},
+                   {"io_transient_bytes", io_peak ? io_peak->io_transient_bytes : 0},
+                   {"io_peak_element", path_of(io_peak)},
+                   {"buffer_transient_bytes", buffer_peak ? buffer_peak->buffer_transient_bytes : 0},
+                   {"buffer_peak_element", path_of(buffer_peak)},
+                   {"read_overhead_bytes", report.read_overhead_bytes},
+                   {"loaded_bytes", report.loaded_total()}};
   return out;
 }
 

@@ -9,11 +9,11 @@
 namespace h5ad_sizer {
 namespace {
 
-constexpr std::size_t kColumns = 8;
+constexpr std::size_t kColumns = 11;
 using Row = std::array<std::string, kColumns>;
 // Text columns align left, numbers right.
-constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false,
-                                                       true,  true,  true,  true};
+constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false, true, true,
+                                                       true,  true,  true,  true,  true};
 
 // A child's label is its path below the parent's: "/obs/louvain" under
 // "/obs" reads "louvain", "/obsm[X_pca]" under "/obsm" reads "[X_pca]".
@@ -35,7 +35,10 @@ void add_rows(const Element& element, const std::string& parent_path, std::size_
                   element.dtype, shape_text(element.shape),
                   element.nnz ? std::to_string(element.nnz) : "",
                   human_bytes(element.stored_bytes), human_bytes(element.loaded_bytes),
-                  percent(element.loaded_bytes, loaded_total)});
+                  percent(element.loaded_bytes, loaded_total),
+                  element.transient_bytes ? human_bytes(element.transient_bytes) : "",
+                  element.io_transient_bytes ? human_bytes(element.io_transient_bytes) : "",
+                  element.buffer_transient_bytes ? human_bytes(element.buffer_transient_bytes) : ""});
   for (const Element& child : element.children) {
     add_rows(child, element.path, depth + 1, loaded_total, rows);
   }
@@ -65,16 +68,34 @@ std::string format(const std::vector<Row>& rows) {
 std::string render_table(const Report& report) {
   const std::uint64_t loaded_total = report.loaded_total();
   std::vector<Row> rows;
-  rows.push_back({"ELEMENT", "ENCODING", "DTYPE", "SHAPE", "NNZ", "STORED", "LOADED", "LOADED%"});
+  rows.push_back({"ELEMENT", "ENCODING", "DTYPE", "SHAPE", "NNZ", "STORED", "LOADED", "LOADED%",
+                  "PY TEMP", "HDF5 HEAP", "HDF5 BUF"});
   for (const Element& element : report.elements) add_rows(element, "", 0, loaded_total, rows);
   rows.push_back({"[HDF5 metadata, string text, free space]", "", "", "", "",
-                  human_bytes(report.unattributed_bytes()), human_bytes(0), percent(0, 1)});
-  rows.push_back({"TOTAL", "", "", "", "", human_bytes(report.stored_total() + report.unattributed_bytes()),
-                  human_bytes(loaded_total), percent(loaded_total, loaded_total)});
+                  human_bytes(report.unattributed_bytes()), human_bytes(0), percent(0, 1), "", "", ""});
+  auto memory_row = [&](const std::string& label, std::uint64_t bytes) {
+    rows.push_back({label, "", "", "", "", human_bytes(0), human_bytes(bytes),
+                    percent(bytes, loaded_total), "", "", ""});
+  };
+  if (const Element* peak = report.peak_element()) {
+    memory_row("[peak: Python temporaries of " + peak->path + "]", peak->transient_bytes);
+  }
+  if (const Element* peak = report.io_peak_element()) {
+    memory_row("[peak: HDF5 chunk records of " + peak->path + "]", peak->io_transient_bytes);
+  }
+  if (const Element* peak = report.buffer_peak_element()) {
+    memory_row("[peak: HDF5 conversion buffers of " + peak->path + "]",
+               peak->buffer_transient_bytes);
+  }
+  memory_row("[read_h5ad start-up]", report.read_overhead_bytes);
+  rows.push_back({"TOTAL", "", "", "", "",
+                  human_bytes(report.stored_total() + report.unattributed_bytes()),
+                  human_bytes(loaded_total), percent(loaded_total, loaded_total), "", "", ""});
 
   std::ostringstream out;
   out << report.source << ": AnnData " << layout_name(report.layout) << " layout, " << report.n_obs
-      << " obs x " << report.n_vars << " vars, " << human_bytes(report.file_bytes) << " on disk\n\n"
+      << " obs x " << report.n_vars << " vars, " << human_bytes(report.file_bytes)
+      << " on disk, " << human_bytes(loaded_total) << " at the peak of read_h5ad\n\n"
       << format(rows);
   return out.str();
 }

@@ -45,6 +45,11 @@ class ElementReader {
   Element with_object(hid_t parent, const std::string& name, const std::string& path,
                       const std::function<Element(hid_t)>& body);
 
+  // Describes a dataset that anndata will read, counting it.
+  h5::DatasetInfo describe(hid_t dataset);
+  // How many datasets the reads so far have described.
+  std::uint64_t datasets_read() const { return m_datasets_read; }
+
   // Throws the invalid-h5ad error for `path` (for checks made by callers).
   [[noreturn]] void invalid(const std::string& path, const std::string& why) const;
 
@@ -66,14 +71,20 @@ class ElementReader {
   // numpy would hold it.
   Element dataset_element(hid_t dataset, const std::string& path, const h5::DatasetInfo& info,
                           const std::string& encoding);
-  std::uint64_t strings_loaded_bytes(hid_t dataset, const h5::DatasetInfo& info,
-                                     const std::string& member, std::string& note);
+  // Transients of reading a compound dataset whole, given its members.
+  static std::uint64_t records_transient(const std::vector<Element>& members);
+  static std::uint64_t records_buffer_transient(const h5::DatasetInfo& info);
+  // Sets loaded, transient bytes and a note for the strings of `dataset` (or
+  // of its compound member `member`).
+  void cost_strings(hid_t dataset, const h5::DatasetInfo& info, const std::string& member,
+                    Element& element);
 
   std::string m_source;
   h5::SampleLimits m_limits;
   // Objects on the path from the root to the element being read: a link
   // back to one of them is a cycle.
   std::set<std::string> m_open_objects;
+  std::uint64_t m_datasets_read = 0;
 };
 
 }  // namespace h5ad_sizer

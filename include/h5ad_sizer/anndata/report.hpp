@@ -27,12 +27,26 @@ struct Element {
   std::vector<std::uint64_t> shape;
   std::uint64_t nnz = 0;  // stored values: len(data) for sparse, elements for dense
   std::uint64_t stored_bytes = 0;  // bytes the file allocates (compressed)
-  std::uint64_t loaded_bytes = 0;  // bytes in memory after read_h5ad
+  std::uint64_t loaded_bytes = 0;  // bytes it holds in memory after read_h5ad
+  // The most memory that reading it needs at one moment beyond loaded_bytes,
+  // in three pools that do not share freed memory (docs/memory-model.md):
+  // Python objects and numpy temporaries (bytes objects, copies), which
+  // pymalloc keeps for later Python objects ...
+  std::uint64_t transient_bytes = 0;
+  // ... HDF5's small allocations (a record per chunk read), which glibc keeps
+  // in its heap for later HDF5 reads ...
+  std::uint64_t io_transient_bytes = 0;
+  // ... and HDF5's large buffers (type conversion of strings), which glibc
+  // maps and unmaps around each read.
+  // Children's transients do not add up: they are read one at a time.
+  std::uint64_t buffer_transient_bytes = 0;
   std::string note;                // how a figure was obtained, when not obvious
   std::vector<Element> children;
 
-  // Sets stored/loaded bytes to the children's sums.
-  void sum_children();
+  // Sets stored/loaded bytes to the children's sums and each transient to the
+  // largest of the children's and the element's own.
+  void sum_children(std::uint64_t own_transient = 0, std::uint64_t own_io_transient = 0,
+                    std::uint64_t own_buffer_transient = 0);
 };
 
 // What one file holds, as anndata will see it. Knows nothing of buckets,
@@ -50,8 +64,24 @@ struct Report {
   // "obs_columns", "var_columns".
   std::map<std::string, std::vector<std::string>> keys;
 
+  // Memory the reading process itself takes beyond the elements (set by
+  // the reader: the modules read_h5ad imports on first use, HDF5's per-file
+  // structures). See docs/memory-model.md.
+  std::uint64_t read_overhead_bytes = 0;
+
   const Element* find(std::string_view path) const;
   std::uint64_t stored_total() const;
+  // Memory after the read: every element's loaded_bytes.
+  std::uint64_t final_total() const;
+  // The top-level element whose read needs the most transient memory of
+  // each pool, or nullptr when none needs any.
+  const Element* peak_element() const;
+  const Element* io_peak_element() const;
+  const Element* buffer_peak_element() const;
+  // The peak during the read: all elements' final bytes, the largest
+  // transient of each of the three pools, and the read overhead. Elements are read one
+  // after another, so at most one transient of each pool is alive; counting
+  // every final as already present makes this an upper bound.
   std::uint64_t loaded_total() const;
   // File bytes not in any dataset: object headers, B-trees, heaps holding
   // string text, attributes and free space.

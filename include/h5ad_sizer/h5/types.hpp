@@ -41,6 +41,7 @@ struct DatasetInfo {
   std::uint64_t elements = 0;   // product of dims (1 for a scalar), overflow-checked
   std::uint64_t stored_bytes = 0;   // bytes allocated in the file (compressed size)
   bool chunked = false;
+  std::uint64_t chunks = 0;  // chunks covering the dataspace (0 unless chunked)
   bool compressed = false;
   // Filters in the pipeline that this process cannot run (no plugin): the
   // data cannot be read, only sized.

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""The calibration benchmark: anndata's real peak memory against h5ad-sizer's
+estimate, file by file.
+
+    /usr/bin/python3 bench/accuracy/run.py [--tool build/h5ad-sizer] [--corpus bench/out/corpus]
+                                           [--real ../shared/corpus/real] [--runs 3] [--job load]
+
+Generates the corpus (make_corpus.py) if it is missing, measures each file in
+fresh processes (measure_peak.py: VmHWM after resetting it, minus VmRSS once
+anndata is imported, the maximum over --runs), runs `h5ad-sizer size`, and
+prints a Markdown table. For --job load the estimate compared is
+loaded_bytes; for the other jobs it is required_bytes minus the profile's
+fixed interpreter overhead, since the measurement starts after the import.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from measure_peak import measure  # noqa: E402
+
+MIB = 1024 * 1024
+
+
+def estimate(tool, path, job):
+    out = subprocess.run([tool, "size", path, "--profile", job], capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    e = doc["estimate"]
+    predicted = e["loaded_bytes"] if job == "load" else e["required_bytes"] - e["profile_detail"]["overhead_mib"] * MIB
+    return predicted, e["baselines"], doc["dataset"]["file_bytes"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tool", default=os.path.join(ROOT, "build", "h5ad-sizer"))
+    p.add_argument("--corpus", default=os.path.join(ROOT, "bench", "out", "corpus"))
+    p.add_argument("--real", default=os.path.join(ROOT, "..", "shared", "corpus", "real"))
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--job", default="load", choices=["load", "migrate", "process"])
+    a = p.parse_args()
+    subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_corpus.py"), a.corpus], check=True,
+                   stdout=subprocess.DEVNULL)
+    files = sorted(glob.glob(os.path.join(a.corpus, "*.h5ad"))) + sorted(glob.glob(os.path.join(a.real, "*.h5ad")))
+    print(f"| file | on disk | measured peak ({a.job}) | h5ad-sizer | ratio | n_obs x n_vars ratio | X + raw.X ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for path in files:
+        try:
+            measured = measure(path, a.job, a.runs)["peak_bytes"]
+        except subprocess.CalledProcessError:
+            print(f"| {os.path.basename(path)} | | anndata cannot read it | | | | |")
+            continue
+        predicted, baselines, file_bytes = estimate(a.tool, path, a.job)
+        ratio = predicted / measured if measured else float("nan")
+        print(f"| {os.path.basename(path)} | {file_bytes / MIB:.1f} MiB | {measured / MIB:.1f} MiB | "
+              f"{predicted / MIB:.1f} MiB | {ratio:.3f} | "
+              f"{baselines['n_obs_x_n_vars'] / measured:.3f} | {baselines['x_and_raw_x_nbytes'] / measured:.3f} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

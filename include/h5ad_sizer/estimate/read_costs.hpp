@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+
+#include "h5ad_sizer/h5/strings.hpp"
+#include "h5ad_sizer/h5/types.hpp"
+
+// Memory that reading takes for a moment and gives back: what makes the peak
+// of anndata.read_h5ad higher than the memory it leaves behind. Each figure
+// was measured in the reference environment (Debian bookworm: HDF5 1.10.8,
+// h5py 3.7, anndata 0.8, CPython 3.11); docs/memory-model.md has the
+// measurements.
+namespace h5ad_sizer::read_costs {
+
+// What read_h5ad needs beyond the elements' own memory: the modules it
+// imports on first use and HDF5's per-file structures (2.68 MiB for a file
+// with nothing but a 10-name obs and a 5-name var), and per dataset read the
+// open HDF5 objects, h5py wrappers and dictionary entries (8.5 KiB, measured
+// from 10 to 1000 datasets).
+std::uint64_t read_overhead(std::uint64_t datasets);
+
+// HDF5 1.10 reading a whole chunked dataset: a record with its own memory and
+// file selections for every chunk touched (3.98 KiB a chunk, measured from
+// 256 to 2048 chunks), the 1 MiB chunk cache, and for a filtered dataset
+// about 1 MiB more of decompression buffers.
+std::uint64_t chunked_dataset(std::uint64_t chunks, bool compressed);
+// The above for any dataset: nothing for contiguous or compact storage.
+std::uint64_t dataset(const h5::DatasetInfo& info);
+
+// Python's side of reading a string array of `count` strings through h5py
+// and anndata: HDF5 mallocs a C string per element, h5py makes each a bytes
+// object, anndata decodes those to str through a list; all are alive
+// together at the end. Per string of L bytes: roundup16(33 + L) + the
+// malloc chunk of L + 1 + 16 bytes of pointer slots.
+std::uint64_t string_objects(std::uint64_t count, const h5::StringSample& sample);
+// HDF5's side of it: its conversion batch (115 bytes for each of the first
+// 65536 strings) and 1.25 MiB of buffers.
+std::uint64_t string_array_conversion(std::uint64_t count);
+
+// A string member of a compound dataset (rec-arrays, legacy dataframes):
+// h5py hands over bytes objects, decoded to str field by field; the bytes
+// objects' memory stays with pymalloc. Per string: roundup16(33 + L).
+std::uint64_t record_strings(std::uint64_t count, const h5::StringSample& sample);
+// HDF5's side of reading records with string members: its buffers.
+std::uint64_t record_conversion();
+
+}  // namespace h5ad_sizer::read_costs

@@ -1,0 +1,84 @@
+#include "h5ad_sizer/estimate/read_costs.hpp"
+
+#include <algorithm>
+
+#include "h5ad_sizer/checked.hpp"
+
+namespace h5ad_sizer::read_costs {
+namespace {
+
+// Measured in docs/memory-model.md ("Transients").
+constexpr std::uint64_t kReadStartup = 2750u << 10;
+constexpr std::uint64_t kPerDatasetRead = 8704;
+constexpr std::uint64_t kPerChunk = 4096;
+constexpr std::uint64_t kChunkCache = 1u << 20;
+constexpr std::uint64_t kFilterBuffers = 1u << 20;
+// HDF5 converts a string array in batches that fill its 1 MiB type-
+// conversion buffer: 65536 16-byte heap references. Within a batch every
+// string costs 115 bytes more, and every read 1.25 MiB of buffers.
+constexpr std::uint64_t kConversionBatch = 65536;
+constexpr std::uint64_t kPerBatchString = 115;
+constexpr std::uint64_t kStringReadBuffers = 1280u << 10;
+
+std::uint64_t roundup16(std::uint64_t n) { return (n + 15) / 16 * 16; }
+
+// glibc malloc: 8 bytes of header, 16-byte granules, 32 bytes at least.
+std::uint64_t malloc_chunk(std::uint64_t n) { return std::max<std::uint64_t>(32, roundup16(n + 8)); }
+
+std::uint64_t bytes_object(std::uint64_t length) { return roundup16(33 + length); }
+
+// A string of an array: its bytes object, its C string, and 16 bytes of
+// pointer slots (the bytes array and the list, which over-allocates).
+std::uint64_t array_string(std::uint64_t length) {
+  return bytes_object(length) + malloc_chunk(length + 1) + 16;
+}
+
+// `count` times the mean of `cost` over the sampled string lengths.
+template <typename Cost>
+std::uint64_t scaled_mean(std::uint64_t count, const h5::StringSample& sample, Cost cost) {
+  if (count == 0) return 0;
+  std::uint64_t total = 0;
+  std::uint64_t sampled = 0;
+  auto add = [&](std::uint64_t length) {
+    total = checked_add(total, cost(length));
+    ++sampled;
+  };
+  if (!sample.lengths.empty()) {
+    for (auto length : sample.lengths) add(length);
+  } else {
+    for (const auto& text : sample.texts) add(text.size());
+    for (auto length : sample.oversized_lengths) add(length);
+  }
+  const std::uint64_t mean = sampled == 0 ? cost(0) : (total + sampled - 1) / sampled;
+  return checked_mul(count, mean);
+}
+
+}  // namespace
+
+std::uint64_t read_overhead(std::uint64_t datasets) {
+  return checked_add(kReadStartup, checked_mul(datasets, kPerDatasetRead));
+}
+
+std::uint64_t chunked_dataset(std::uint64_t chunks, bool compressed) {
+  return checked_add(checked_mul(chunks, kPerChunk), kChunkCache + (compressed ? kFilterBuffers : 0));
+}
+
+std::uint64_t dataset(const h5::DatasetInfo& info) {
+  return info.chunked ? chunked_dataset(info.chunks, info.compressed) : 0;
+}
+
+std::uint64_t string_objects(std::uint64_t count, const h5::StringSample& sample) {
+  return scaled_mean(count, sample, array_string);
+}
+
+std::uint64_t record_strings(std::uint64_t count, const h5::StringSample& sample) {
+  return scaled_mean(count, sample, bytes_object);
+}
+
+std::uint64_t string_array_conversion(std::uint64_t count) {
+  return std::min(count, kConversionBatch) * kPerBatchString + kStringReadBuffers;
+}
+
+std::uint64_t record_conversion() { return kStringReadBuffers; }
+
+}  // namespace h5ad_sizer::read_costs
