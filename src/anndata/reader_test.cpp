@@ -6,6 +6,7 @@
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer {
@@ -166,6 +167,63 @@ TEST(Reader, EveryParentIsTheSumOfItsChildren) {
     EXPECT_LE(report.stored_total(), report.file_bytes);
     EXPECT_EQ(report.stored_total() + report.unattributed_bytes(), report.file_bytes);
   }
+}
+
+TEST(ReaderPeak, ContiguousNumericReadsNeedNothingExtra) {
+  const Report report = read_fixture("dense.h5ad");
+  const Element& x = element(report, "/X");
+  EXPECT_EQ(x.transient_bytes, 0u);
+  EXPECT_EQ(x.io_transient_bytes, 0u);
+  EXPECT_EQ(x.buffer_transient_bytes, 0u);
+}
+
+TEST(ReaderPeak, ChunkedReadsCostTheirChunkRecords) {
+  const Report report = read_fixture("example.h5ad");
+  const Element& x = element(report, "/X");
+  // gzip-compressed, chunked by h5py: the largest part's chunk records.
+  std::uint64_t largest = 0;
+  for (const Element& part : x.children) largest = std::max(largest, part.io_transient_bytes);
+  EXPECT_EQ(x.io_transient_bytes, largest);
+  EXPECT_GE(largest, read_costs::chunked_dataset(1, /*compressed=*/true));
+  EXPECT_EQ(x.transient_bytes, 0u);
+}
+
+TEST(ReaderPeak, StringArraysCostObjectsAndConversionBuffers) {
+  const Report report = read_fixture("strings.h5ad");
+  const Element* index = child(element(report, "/obs"), "/obs/_index");
+  ASSERT_NE(index, nullptr);
+  // "cell-000123": 11 bytes -> bytes object 48, C string 32, slots 16.
+  EXPECT_EQ(index->transient_bytes, 500u * (48 + 32 + 16));
+  EXPECT_EQ(index->buffer_transient_bytes, read_costs::string_array_conversion(500));
+}
+
+TEST(ReaderPeak, CategoricalCodesOfTheRightTypeAreNotCopied) {
+  const Report report = read_fixture("strings.h5ad");
+  const Element* cluster = child(element(report, "/obs"), "/obs/cluster");
+  ASSERT_NE(cluster, nullptr);
+  // 300 categories: pandas wrote int16 codes and keeps int16, so the only
+  // transient is reading the category strings.
+  const Element* codes = child(*cluster, "/obs/cluster/codes");
+  const Element* categories = child(*cluster, "/obs/cluster/categories");
+  ASSERT_NE(codes, nullptr);
+  ASSERT_NE(categories, nullptr);
+  EXPECT_EQ(codes->dtype, "int16");
+  EXPECT_EQ(cluster->transient_bytes, categories->transient_bytes);
+}
+
+TEST(ReaderPeak, LoadedTotalIsFinalPlusEachPoolsLargestTransientPlusOverhead) {
+  const Report report = read_fixture("example.h5ad");
+  std::uint64_t final_bytes = 0;
+  std::uint64_t py = 0, io = 0, buffers = 0;
+  for (const Element& e : report.elements) {
+    final_bytes += e.loaded_bytes;
+    py = std::max(py, e.transient_bytes);
+    io = std::max(io, e.io_transient_bytes);
+    buffers = std::max(buffers, e.buffer_transient_bytes);
+  }
+  EXPECT_EQ(report.final_total(), final_bytes);
+  EXPECT_EQ(report.loaded_total(), final_bytes + py + io + buffers + report.read_overhead_bytes);
+  EXPECT_GT(report.read_overhead_bytes, read_costs::read_overhead(0));  // it counts datasets
 }
 
 // Each broken fixture is an invalid-h5ad error naming the file and element.

@@ -84,6 +84,15 @@ JobProfile parse_profile(const json& value, const std::string& origin) {
     bad(origin, "profile.overhead_mib", "must be a non-negative integer");
   }
   profile.overhead_bytes = overhead.get<std::uint64_t>() * kMiB;
+  for (auto [key, field] : {std::pair{"sparse_x_copies", &JobProfile::sparse_x_copies},
+                            std::pair{"dense_x_copies", &JobProfile::dense_x_copies}}) {
+    auto it = value.find(key);
+    if (it == value.end()) continue;
+    if (!it->is_number() || it->get<double>() < 0) {
+      bad(origin, std::string("profile.") + key, "must be a non-negative number");
+    }
+    profile.*field = it->get<double>();
+  }
   return profile;
 }
 

@@ -10,24 +10,40 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
-// A fresh /usr/bin/python3 that has imported anndata holds 86 MiB resident
-// (measured: VmRSS after `import anndata`, Debian bookworm); 96 MiB rounds
-// that up for the shared libraries HDF5 maps on first use.
+// A fresh /usr/bin/python3 that has imported anndata holds 86.3 MiB resident
+// (bench/mechanisms.py interpreter); 96 MiB rounds that up for the shared
+// libraries HDF5 maps on first use.
 constexpr std::uint64_t kInterpreterBytes = 96 * kMiB;
+// Writing a compressed copy: at most 10.7 MiB above the read's peak on the
+// calibration corpus (the chunk records and compression buffers of HDF5's
+// writer), rounded up.
+constexpr std::uint64_t kCompressedWriteBytes = 12 * kMiB;
+
+std::uint64_t scaled(std::uint64_t bytes, double factor) {
+  const long double value = std::ceil(static_cast<long double>(bytes) * factor);
+  if (!(value >= 0) || value >= 18446744073709551615.0L) {
+    throw std::overflow_error("required memory overflows 64 bits");
+  }
+  return static_cast<std::uint64_t>(value);
+}
 
 }  // namespace
 
 const std::vector<JobProfile>& builtin_profiles() {
-  // load: read_h5ad and nothing else.
-  // migrate: read, edit obs/var/uns, write a compressed copy. Writing streams
-  //   each array through HDF5's chunk buffers, but edits copy the dataframes
-  //   and anndata's writer makes transient copies of sparse index arrays.
-  // process: read and convert: copies of X (to CSC, to float, a subset) are
-  //   routine; scipy's tocsc peaks at 1.5x X and a copied AnnData is 2x.
+  // Measured with bench/measure_peak.py --job load|migrate|process on the
+  // calibration corpus; docs/memory-model.md has the table.
+  //   load:    read_h5ad only.
+  //   migrate: read, edit obs/var/uns, write a gzip copy: the peak rose by
+  //            0-10.7 MiB over the read's, whatever the data size; and each
+  //            array rewritten through HDF5's chunked writer keeps a ~4 KiB
+  //            record per <= 1 MiB chunk (0.4 %), hence 1.01.
+  //   process: X to float32, normalised per cell into a new matrix, log1p,
+  //            a CSC copy for per-gene statistics: 3.2-4.0 copies of sparse X
+  //            and 1.0 of dense X (as float32) above the read's peak.
   static const std::vector<JobProfile> profiles = {
-      {"load", 1.0, kInterpreterBytes},
-      {"migrate", 1.5, kInterpreterBytes},
-      {"process", 2.5, kInterpreterBytes},
+      {"load", 1.0, 0.0, 0.0, kInterpreterBytes},
+      {"migrate", 1.01, 0.0, 0.0, kInterpreterBytes + kCompressedWriteBytes},
+      {"process", 1.0, 4.0, 1.0, kInterpreterBytes},
   };
   return profiles;
 }
@@ -48,12 +64,12 @@ std::string builtin_profile_names() {
   return names;
 }
 
-std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes) {
-  const long double scaled = std::ceil(static_cast<long double>(loaded_bytes) * profile.multiplier);
-  if (!(scaled >= 0) || scaled >= 18446744073709551615.0L) {
-    throw std::overflow_error("required memory overflows 64 bits");
-  }
-  return checked_add(static_cast<std::uint64_t>(scaled), profile.overhead_bytes);
+std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
+                             const XShape& x) {
+  const double copies = x.sparse ? profile.sparse_x_copies : profile.dense_x_copies;
+  return checked_add(checked_add(scaled(loaded_bytes, profile.multiplier),
+                                 scaled(x.float32_bytes, copies)),
+                     profile.overhead_bytes);
 }
 
 }  // namespace h5ad_sizer

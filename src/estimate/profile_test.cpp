@@ -7,27 +7,44 @@
 namespace h5ad_sizer {
 namespace {
 
+JobProfile profile(double multiplier, double sparse_copies, double dense_copies,
+                   std::uint64_t overhead) {
+  JobProfile p;
+  p.name = "test";
+  p.multiplier = multiplier;
+  p.sparse_x_copies = sparse_copies;
+  p.dense_x_copies = dense_copies;
+  p.overhead_bytes = overhead;
+  return p;
+}
+
 TEST(Profile, RequiredIsLoadedTimesMultiplierPlusOverhead) {
-  const JobProfile profile{"test", 1.5, 100};
-  EXPECT_EQ(required_bytes(profile, 1000), 1600u);
-  EXPECT_EQ(required_bytes(profile, 1), 102u);  // ceil(1.5) + 100: never rounds down
-  EXPECT_EQ(required_bytes(profile, 0), 100u);
+  const JobProfile p = profile(1.5, 0, 0, 100);
+  EXPECT_EQ(required_bytes(p, 1000), 1600u);
+  EXPECT_EQ(required_bytes(p, 1), 102u);  // ceil(1.5) + 100: never rounds down
+  EXPECT_EQ(required_bytes(p, 0), 100u);
+}
+
+TEST(Profile, CopiesOfXDependOnItsKind) {
+  const JobProfile p = profile(1.0, 4.0, 1.0, 0);
+  EXPECT_EQ(required_bytes(p, 1000, {250, /*sparse=*/true}), 1000u + 4 * 250);
+  EXPECT_EQ(required_bytes(p, 1000, {250, /*sparse=*/false}), 1000u + 250);
+  EXPECT_EQ(required_bytes(p, 1000, {}), 1000u);  // no X
 }
 
 TEST(Profile, OverflowIsAnErrorNotAWrap) {
-  const JobProfile profile{"test", 4.0, 0};
-  EXPECT_THROW(required_bytes(profile, UINT64_MAX / 2), std::overflow_error);
-  const JobProfile overhead{"test", 1.0, UINT64_MAX};
-  EXPECT_THROW(required_bytes(overhead, 1), std::overflow_error);
+  EXPECT_THROW(required_bytes(profile(4.0, 0, 0, 0), UINT64_MAX / 2), std::overflow_error);
+  EXPECT_THROW(required_bytes(profile(1.0, 0, 0, UINT64_MAX), 1), std::overflow_error);
 }
 
 TEST(Profile, BuiltinsAreFoundByNameAndNeverShrink) {
-  for (const JobProfile& profile : builtin_profiles()) {
-    ASSERT_TRUE(find_builtin_profile(profile.name).has_value());
-    EXPECT_GE(profile.multiplier, 1.0);
+  for (const JobProfile& p : builtin_profiles()) {
+    ASSERT_TRUE(find_builtin_profile(p.name).has_value());
+    EXPECT_GE(p.multiplier, 1.0);
   }
   EXPECT_FALSE(find_builtin_profile("no-such-profile").has_value());
   EXPECT_EQ(builtin_profile_names(), "load, migrate, process");
+  EXPECT_EQ(find_builtin_profile("process")->sparse_x_copies, 4.0);
 }
 
 }  // namespace

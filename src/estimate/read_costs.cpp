@@ -10,9 +10,9 @@ namespace {
 // Measured in docs/memory-model.md ("Transients").
 constexpr std::uint64_t kReadStartup = 2750u << 10;
 constexpr std::uint64_t kPerDatasetRead = 8704;
-constexpr std::uint64_t kPerChunk = 4096;
-constexpr std::uint64_t kChunkCache = 1u << 20;
-constexpr std::uint64_t kFilterBuffers = 1u << 20;
+constexpr std::uint64_t kPerChunk = 4200;
+constexpr std::uint64_t kChunkCache = 1126u << 10;
+constexpr std::uint64_t kFilterBuffers = 1434u << 10;
 // HDF5 converts a string array in batches that fill its 1 MiB type-
 // conversion buffer: 65536 16-byte heap references. Within a batch every
 // string costs 115 bytes more, and every read 1.25 MiB of buffers.

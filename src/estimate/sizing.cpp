@@ -12,11 +12,29 @@ const Element* find_raw_x(const Report& report) {
   return report.find("/raw.X");
 }
 
+XShape x_shape(const Report& report) {
+  XShape shape;
+  const Element* x = report.find("/X");
+  if (x == nullptr) return shape;
+  shape.sparse = x->encoding == "csr_matrix" || x->encoding == "csc_matrix";
+  if (!shape.sparse) {
+    shape.float32_bytes = checked_mul(x->nnz, 4);
+    return shape;
+  }
+  // data as float32, indices and indptr as they are.
+  for (const Element& part : x->children) {
+    const bool data = part.path.size() >= 5 && part.path.compare(part.path.size() - 5, 5, "/data") == 0;
+    shape.float32_bytes =
+        checked_add(shape.float32_bytes, data ? checked_mul(part.nnz, 4) : part.loaded_bytes);
+  }
+  return shape;
+}
+
 Estimate estimate_memory(const Report& report, const JobProfile& profile) {
   Estimate estimate;
   estimate.profile = profile;
   estimate.loaded_bytes = report.loaded_total();
-  estimate.required_bytes = required_bytes(profile, estimate.loaded_bytes);
+  estimate.required_bytes = required_bytes(profile, estimate.loaded_bytes, x_shape(report));
   estimate.n_obs_x_n_vars = checked_mul(report.n_obs, report.n_vars);
   for (const Element* matrix : {report.find("/X"), find_raw_x(report)}) {
     if (matrix) estimate.x_and_raw_x_nbytes = checked_add(estimate.x_and_raw_x_nbytes, matrix->loaded_bytes);

@@ -54,6 +54,8 @@ ordered_json bucket_json(const BucketTable& table, std::size_t index) {
 ordered_json profile_json(const JobProfile& profile) {
   return {{"name", profile.name},
           {"multiplier", profile.multiplier},
+          {"sparse_x_copies", profile.sparse_x_copies},
+          {"dense_x_copies", profile.dense_x_copies},
           {"overhead_mib", profile.overhead_bytes / kMiB}};
 }
 

@@ -7,12 +7,21 @@
 
 namespace h5ad_sizer {
 
-// What the job does with the dataset beyond loading it, as a multiplier on
-// the loaded bytes plus a fixed overhead for the process itself.
-// docs/memory-model.md explains each built-in profile's numbers.
+// What the job does with the dataset beyond loading it. Each built-in
+// profile's numbers were measured by a reference job on the calibration
+// corpus (bench/measure_peak.py, docs/memory-model.md "Job profiles").
 struct JobProfile {
   std::string name;
+  // Applied to the read's peak: work in proportion to everything loaded
+  // (rewriting every array, for instance).
   double multiplier = 1.0;
+  // Extra copies of X the job makes, in units of X converted to float32:
+  // processing copies X to float, normalises it into a new matrix and
+  // transposes it. Sparse and dense X take different numbers of copies.
+  double sparse_x_copies = 0.0;
+  double dense_x_copies = 0.0;
+  // The process itself: the interpreter with anndata imported, and any
+  // fixed working memory of the job.
   std::uint64_t overhead_bytes = 0;
 };
 
@@ -21,7 +30,15 @@ std::optional<JobProfile> find_builtin_profile(const std::string& name);
 // "load, migrate, process": for error messages and --help.
 std::string builtin_profile_names();
 
-// The memory the job needs: ceil(loaded x multiplier) + overhead.
-std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes);
+// What X costs as float32: `x_float32_bytes` and whether it is sparse.
+struct XShape {
+  std::uint64_t float32_bytes = 0;
+  bool sparse = false;
+};
+
+// The memory the job needs:
+//   ceil(loaded x multiplier) + ceil(copies x X as float32) + overhead.
+std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
+                             const XShape& x = {});
 
 }  // namespace h5ad_sizer

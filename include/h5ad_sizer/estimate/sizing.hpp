@@ -22,6 +22,9 @@ struct Estimate {
 
 Estimate estimate_memory(const Report& report, const JobProfile& profile);
 
+// X as the process profile's copies of it cost: float32 data.
+XShape x_shape(const Report& report);
+
 // raw.X wherever the layout keeps it (/raw/X, or /raw.X before 0.7).
 const Element* find_raw_x(const Report& report);
 
