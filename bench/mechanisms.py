@@ -91,7 +91,7 @@ def chunks(work):
                 n_chunks = -(-n // f["d"].chunks[0])
             peak, final = measure(path, "d", "raw")
             nbytes = n * 4
-            model = (n_chunks * 4096 + MIB + (MIB if compression else 0)) / MIB
+            model = (n_chunks * 4200 + 1126 * 1024 + (1434 * 1024 if compression else 0)) / MIB
             print(f"| {n} | {compression or 'none'} | {n_chunks} | {(peak - nbytes) / MIB:.2f} | "
                   f"{(final - nbytes) / MIB:.2f} | {model:.2f} |")
     print()

@@ -195,6 +195,20 @@ def write_broken_fixtures():
 
     copy_with("bad_overflow.h5ad", huge_dense)
 
+    # A global heap collection whose signature is gone: the text of
+    # /obs/_index cannot be read. The first heap reference of the dataset
+    # (4-byte length, 8-byte collection address, 4-byte index) says where.
+    shutil.copy(path("strings.h5ad"), path("bad_string_heap.h5ad"))
+    with h5py.File(path("bad_string_heap.h5ad"), "r") as f:
+        offset = f["obs/_index"].id.get_offset()
+    with open(path("bad_string_heap.h5ad"), "r+b") as f:
+        f.seek(offset + 4)
+        collection = int.from_bytes(f.read(8), "little")
+        f.seek(collection)
+        assert f.read(4) == b"GCOL"
+        f.seek(collection)
+        f.write(b"XXXX")
+
     with h5py.File(path("bad_not_anndata.h5ad"), "w") as f:
         f["measurements"] = np.arange(10)
 

@@ -170,7 +170,8 @@ TEST(CliSize, InvalidFilesExitFourWithOneLineNamingFileAndElement) {
   for (const char* name :
        {"bad_not_hdf5.h5ad", "bad_truncated.h5ad", "bad_indptr_length.h5ad",
         "bad_data_indices_length.h5ad", "bad_no_shape.h5ad", "bad_negative_shape.h5ad",
-        "bad_obs_rows.h5ad", "bad_overflow.h5ad", "bad_not_anndata.h5ad"}) {
+        "bad_obs_rows.h5ad", "bad_overflow.h5ad", "bad_not_anndata.h5ad",
+        "bad_string_heap.h5ad"}) {
     const auto result = run_tool({"size", data_file(name)});
     EXPECT_EQ(result.exit_code, 4) << name;
     EXPECT_EQ(result.out, "") << name;
