@@ -12,6 +12,7 @@ import sys
 import warnings
 
 import anndata as ad
+import h5py
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -76,10 +77,18 @@ def csc_gzip(r):
 
 
 def csr_int64_indices(r):
-    m = csr(70_000, 18_000, 180, r, index_dtype=np.int64)
-    a = ad.AnnData(obs=cells(70_000, r), var=genes(18_000, r))
-    a.X = m  # the constructor would cast to float32 only; keep int64 indices
-    return a, {}
+    a = ad.AnnData(csr(70_000, 18_000, 180, r), obs=cells(70_000, r), var=genes(18_000, r))
+    return a, {"post": widen_indices}
+
+
+def widen_indices(path):
+    """scipy writes int32 indices while they fit; large matrices and other
+    writers (dask, BPCells) use int64, which anndata keeps on read."""
+    with h5py.File(path, "r+") as f:
+        for key in ("indices", "indptr"):
+            values = f["X"][key][...].astype(np.int64)
+            del f["X"][key]
+            f["X"].create_dataset(key, data=values, maxshape=(None,))
 
 
 def layers_only_lzf(r):
@@ -160,7 +169,10 @@ def main():
         if os.path.exists(path):
             continue
         adata, kwargs = CORPUS[name](rng(name))
+        post = kwargs.pop("post", None)
         adata.write_h5ad(path + ".tmp", **kwargs)
+        if post:
+            post(path + ".tmp")
         os.replace(path + ".tmp", path)
         print(path, flush=True)
 

@@ -1,5 +1,6 @@
 #include "h5ad_sizer/estimate/profile.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -67,8 +68,9 @@ std::string builtin_profile_names() {
 std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
                              const XShape& x) {
   const double copies = x.sparse ? profile.sparse_x_copies : profile.dense_x_copies;
-  return checked_add(checked_add(scaled(loaded_bytes, profile.multiplier),
-                                 scaled(x.float32_bytes, copies)),
+  const std::uint64_t x_copies = checked_add(scaled(x.float32_bytes, std::min(copies, 1.0)),
+                                             scaled(x.compact_bytes, std::max(copies - 1.0, 0.0)));
+  return checked_add(checked_add(scaled(loaded_bytes, profile.multiplier), x_copies),
                      profile.overhead_bytes);
 }
 

@@ -27,9 +27,11 @@ TEST(Profile, RequiredIsLoadedTimesMultiplierPlusOverhead) {
 
 TEST(Profile, CopiesOfXDependOnItsKind) {
   const JobProfile p = profile(1.0, 4.0, 1.0, 0);
-  EXPECT_EQ(required_bytes(p, 1000, {250, /*sparse=*/true}), 1000u + 4 * 250);
-  EXPECT_EQ(required_bytes(p, 1000, {250, /*sparse=*/false}), 1000u + 250);
+  EXPECT_EQ(required_bytes(p, 1000, {250, 250, /*sparse=*/true}), 1000u + 4 * 250);
+  EXPECT_EQ(required_bytes(p, 1000, {250, 250, /*sparse=*/false}), 1000u + 250);
   EXPECT_EQ(required_bytes(p, 1000, {}), 1000u);  // no X
+  // int64 indices: the first copy keeps them, scipy rebuilds the rest int32.
+  EXPECT_EQ(required_bytes(p, 1000, {300, 200, /*sparse=*/true}), 1000u + 300 + 3 * 200);
 }
 
 TEST(Profile, OverflowIsAnErrorNotAWrap) {

@@ -19,13 +19,20 @@ XShape x_shape(const Report& report) {
   shape.sparse = x->encoding == "csr_matrix" || x->encoding == "csc_matrix";
   if (!shape.sparse) {
     shape.float32_bytes = checked_mul(x->nnz, 4);
+    shape.compact_bytes = shape.float32_bytes;
     return shape;
   }
-  // data as float32, indices and indptr as they are.
+  // data as float32; indices and indptr as they are, or as int32 when
+  // scipy's get_index_dtype would choose it (every index below 2^31).
+  constexpr std::uint64_t kInt32Limit = 2147483647;
+  const bool int32_fits = x->nnz < kInt32Limit && x->shape.size() == 2 &&
+                          x->shape[0] < kInt32Limit && x->shape[1] < kInt32Limit;
   for (const Element& part : x->children) {
     const bool data = part.path.size() >= 5 && part.path.compare(part.path.size() - 5, 5, "/data") == 0;
-    shape.float32_bytes =
-        checked_add(shape.float32_bytes, data ? checked_mul(part.nnz, 4) : part.loaded_bytes);
+    const std::uint64_t as_is = data ? checked_mul(part.nnz, 4) : part.loaded_bytes;
+    shape.float32_bytes = checked_add(shape.float32_bytes, as_is);
+    shape.compact_bytes = checked_add(
+        shape.compact_bytes, data || !int32_fits ? as_is : checked_mul(part.nnz, 4));
   }
   return shape;
 }

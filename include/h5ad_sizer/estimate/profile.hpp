@@ -30,14 +30,17 @@ std::optional<JobProfile> find_builtin_profile(const std::string& name);
 // "load, migrate, process": for error messages and --help.
 std::string builtin_profile_names();
 
-// What X costs as float32: `x_float32_bytes` and whether it is sparse.
+// What copies of X cost with float32 values. A job's first copy (astype)
+// keeps X's index dtypes; scipy builds every later matrix with int32 indices
+// when they fit (get_index_dtype), so those cost `compact_bytes`.
 struct XShape {
   std::uint64_t float32_bytes = 0;
+  std::uint64_t compact_bytes = 0;
   bool sparse = false;
 };
 
-// The memory the job needs:
-//   ceil(loaded x multiplier) + ceil(copies x X as float32) + overhead.
+// The memory the job needs: ceil(loaded x multiplier) + the copies of X
+// (the first at float32_bytes, the others at compact_bytes) + overhead.
 std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
                              const XShape& x = {});
 
