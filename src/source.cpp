@@ -8,7 +8,7 @@
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/h5/error.hpp"
-#include "h5ad_sizer/h5/node.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -27,6 +27,19 @@ void require_readable_file(const std::string& path) {
   }
 }
 
+// HDF5's signature sits at byte 0 or, after a user block, at 512, 1024, ...
+bool has_hdf5_signature(io::ByteSource& bytes) {
+  static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  const std::uint64_t size = bytes.size();
+  for (std::uint64_t offset = 0; offset + 8 <= size && offset <= (1u << 20);
+       offset = offset == 0 ? 512 : offset * 2) {
+    unsigned char head[8];
+    bytes.read(offset, sizeof head, head);
+    if (std::memcmp(head, kSignature, sizeof head) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 OpenedSource open_source(const std::string& location) {
@@ -34,20 +47,16 @@ OpenedSource open_source(const std::string& location) {
   require_readable_file(location);
   OpenedSource source;
   source.display_name = location;
+  source.bytes = io::open_local_file(location);
+  source.file_bytes = source.bytes->size();
   try {
-    source.file = h5::Handle(
-        h5::check(H5Fopen(location.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open as HDF5"));
-    source.file_bytes = h5::file_size(source.file.get());
+    source.file = h5::open_file(*source.bytes, location);
   } catch (const h5::Failure& failure) {
-    // Only now ask why: a second open just for the signature would cost
-    // every successful run.
-#if H5_VERSION_GE(1, 12, 0)
-    const htri_t is_hdf5 = H5Fis_accessible(location.c_str(), H5P_DEFAULT);
-#else
-    const htri_t is_hdf5 = H5Fis_hdf5(location.c_str());
-#endif
-    H5Eclear2(H5E_DEFAULT);
-    if (is_hdf5 <= 0) throw_invalid(location + ": not an HDF5 file (no HDF5 signature found)");
+    // Only now ask why: checking the signature first would cost every
+    // successful open a read.
+    if (!has_hdf5_signature(*source.bytes)) {
+      throw_invalid(location + ": not an HDF5 file (no HDF5 signature found)");
+    }
     throw_invalid(location + ": " + failure.what());
   }
   return source;

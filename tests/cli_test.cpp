@@ -84,6 +84,19 @@ TEST(CliSize, PrintsExactlyOneJsonObjectWithTheContractFields) {
   EXPECT_EQ(result.err, "");
 }
 
+TEST(CliSize, StatsCountTheReadsOfALocalFile) {
+  const auto plain = run_tool({"size", data_file("example.h5ad")});
+  EXPECT_FALSE(json::parse(plain.out).contains("io"));
+  const auto result = run_tool({"size", data_file("example.h5ad"), "--stats"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json io = json::parse(result.out)["io"];
+  EXPECT_GT(io["requests"].get<std::uint64_t>(), 0u);
+  // Metadata and samples only: far less than the file.
+  EXPECT_GT(io["bytes_read"].get<std::uint64_t>(), 0u);
+  EXPECT_LT(io["bytes_read"].get<std::uint64_t>(), 176496u);
+  EXPECT_TRUE(io["seconds"].is_number());
+}
+
 TEST(CliSize, AbsentXIsEncodingNoneAndAbsentRawIsNull) {
   const auto result = run_tool({"size", data_file("no_x.h5ad")});
   ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -1,15 +1,20 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "h5ad_sizer/h5/handle.hpp"
+#include "h5ad_sizer/io/byte_source.hpp"
 
 namespace h5ad_sizer {
 
 // An HDF5 file opened read-only, whatever it lives on. This is the one place
-// that decides how bytes are fetched (the HDF5 file driver).
+// that decides where the bytes come from.
 struct OpenedSource {
+  // Declared before `file`, so that it outlives it: HDF5 reads through it
+  // until the file is closed.
+  std::unique_ptr<io::ByteSource> bytes;
   h5::Handle file;
   std::string display_name;  // what errors and reports call it
   std::uint64_t file_bytes = 0;

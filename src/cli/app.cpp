@@ -26,6 +26,7 @@ struct SizeOptions {
   std::optional<std::string> profile;
   std::size_t min_bucket = 1;
   bool strict = false;
+  bool stats = false;
 };
 
 struct InspectOptions {
@@ -49,7 +50,7 @@ int run_size(const SizeOptions& options) {
     if (options.strict) throw Error(ExitStatus::overflow, message);
     spdlog::warn("{}; choosing it anyway", message);
   }
-  std::cout << sizing_json(sizing).dump(2) << '\n';
+  std::cout << sizing_json(sizing, options.stats).dump(2) << '\n';
   return 0;
 }
 
@@ -101,6 +102,8 @@ int run(int argc, char** argv) {
                            "Never choose below this bucket (1-based), e.g. after an OOM");
   size_command->add_flag("--strict", size.strict,
                           "Exit 5 instead of choosing the largest bucket when none is enough");
+  size_command->add_flag("--stats", size.stats,
+                         "Add \"io\": requests, bytes read and seconds spent reading the file");
 
   InspectOptions inspect;
   auto* inspect_command =

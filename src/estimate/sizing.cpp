@@ -68,6 +68,7 @@ Sizing size_dataset(const SizeRequest& request) {
   }
   OpenedSource source = open_source(request.location);
   sizing.report = read_anndata(source);
+  sizing.io = source.bytes->stats();
   try {
     sizing.estimate = estimate_memory(sizing.report, sizing.table.profile);
   } catch (const std::overflow_error& overflow) {

@@ -1,6 +1,7 @@
 #include "h5ad_sizer/h5/error.hpp"
 
 #include "h5ad_sizer/h5/lzf_filter.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
 
 #include <mutex>
 
@@ -36,6 +37,11 @@ void initialize() {
 
 void fail(const std::string& what) {
   std::string detail = take_error_stack();
+  // A source read that failed under this call explains it better (and may
+  // carry another exit status, such as "access denied").
+  if (std::exception_ptr source_error = take_pending_source_error()) {
+    std::rethrow_exception(source_error);
+  }
   throw Failure(detail.empty() ? what : what + ": " + detail);
 }
 

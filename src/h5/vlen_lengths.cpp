@@ -1,7 +1,6 @@
 #include "h5ad_sizer/h5/vlen_lengths.hpp"
 
 #include <lzf.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -10,6 +9,7 @@
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
 #include "h5ad_sizer/h5/lzf_filter.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
 
 namespace h5ad_sizer::h5 {
 namespace {
@@ -137,11 +137,8 @@ std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, std:
   const haddr_t address = H5Dget_offset(dataset);
   if (address == HADDR_UNDEF) return std::nullopt;  // never written
   Handle file(check(H5Iget_file_id(dataset), "finding the file"));
-  Handle access(check(H5Fget_access_plist(file.get()), "reading file access properties"));
-  if (H5Pget_driver(access.get()) != H5FD_SEC2) return std::nullopt;
-  void* handle = nullptr;
-  check(H5Fget_vfd_handle(file.get(), access.get(), &handle), "reading the file handle");
-  const int fd = *static_cast<int*>(handle);
+  io::ByteSource* source = byte_source_of(file.get());
+  if (source == nullptr) return std::nullopt;
 
   std::vector<std::uint64_t> lengths;
   lengths.reserve(flat.size());
@@ -151,10 +148,11 @@ std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, std:
     std::size_t end = start + 1;
     while (end < flat.size() && flat[end] == flat[end - 1] + 1) ++end;
     buffer.resize((end - start) * reference);
-    const auto offset = static_cast<off_t>(address + flat[start] * reference);
-    if (::pread(fd, buffer.data(), buffer.size(), offset) != static_cast<ssize_t>(buffer.size())) {
-      throw Failure("cannot read string references at byte " + std::to_string(offset));
+    const std::uint64_t offset = address + flat[start] * reference;
+    if (offset + buffer.size() > source->size()) {
+      throw Failure("string references past the end of the file");
     }
+    source->read(offset, buffer.size(), buffer.data());
     for (std::size_t i = 0; i < end - start; ++i) lengths.push_back(length_at(&buffer[i * reference]));
     start = end;
   }

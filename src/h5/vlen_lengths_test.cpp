@@ -7,6 +7,7 @@
 
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
 #include "string_dataset.hpp"
 #include "test_support.hpp"
 
@@ -25,6 +26,7 @@ std::vector<std::string> test_strings() {
 // Writes the strings as dataset "s" with the given storage and reopens it.
 struct Fixture {
   testing::ScopedTempDir dir;
+  std::unique_ptr<io::ByteSource> bytes;
   Handle file;
   Handle dataset;
 
@@ -48,7 +50,8 @@ struct Fixture {
         break;
     }
     testing::write_string_dataset(path, strings, create.get());
-    file = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"));
+    bytes = io::open_local_file(path);
+    file = open_file(*bytes, path);
     dataset = Handle(check(H5Dopen2(file.get(), "s", H5P_DEFAULT), "open"));
   }
 };
@@ -83,6 +86,14 @@ TEST(VlenLengths, ReadFromLzfChunksWrittenByH5py) {
   // make_fixtures.py names cells "cell-NNNNN-AACCGGTT": 19 bytes each.
   EXPECT_EQ(read_vlen_lengths(dataset.get(), {0, 1, 39}),
             (std::vector<std::uint64_t>{19, 19, 19}));
+}
+
+TEST(VlenLengths, FilesNotOpenedThroughAByteSourceAreLeftToTheTextReader) {
+  const auto strings = test_strings();
+  Fixture f(Storage::contiguous, strings);
+  Handle file(check(H5Fopen(f.dir.file("s.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"));
+  Handle dataset(check(H5Dopen2(file.get(), "s", H5P_DEFAULT), "open"));
+  EXPECT_EQ(read_vlen_lengths(dataset.get(), kSample), std::nullopt);
 }
 
 TEST(VlenLengths, CompactStorageIsLeftToTheTextReader) {

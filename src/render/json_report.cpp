@@ -94,7 +94,7 @@ ordered_json dataset_json(const Report& report, bool tree) {
   return out;
 }
 
-ordered_json sizing_json(const Sizing& sizing) {
+ordered_json sizing_json(const Sizing& sizing, bool with_io) {
   const auto& buckets = sizing.table.buckets;
   const std::size_t chosen = sizing.choice.index;
   const Bucket& bucket = buckets[chosen];
@@ -123,6 +123,11 @@ ordered_json sizing_json(const Sizing& sizing) {
                        {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}}};
   out["bucket_table"] = sizing.table.origin;
   out["dataset"] = dataset_json(sizing.report, /*tree=*/false);
+  if (with_io) {
+    out["io"] = {{"requests", sizing.io.requests},
+                 {"bytes_read", sizing.io.bytes_read},
+                 {"seconds", sizing.io.seconds}};
+  }
   return out;
 }
 

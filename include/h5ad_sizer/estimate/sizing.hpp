@@ -8,6 +8,7 @@
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
+#include "h5ad_sizer/io/byte_source.hpp"
 
 namespace h5ad_sizer {
 
@@ -34,6 +35,7 @@ struct Sizing {
   Estimate estimate;
   BucketTable table;
   BucketChoice choice;
+  io::IoStats io;  // what reading the file cost
 };
 
 struct SizeRequest {

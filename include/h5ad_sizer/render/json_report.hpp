@@ -10,7 +10,8 @@ namespace h5ad_sizer {
 
 // The `size` document: the contract Step Functions states read
 // ($.result.job_definition). Fields may be added; none may change meaning.
-nlohmann::ordered_json sizing_json(const Sizing& sizing);
+// With `with_io`, also "io": what reading the file cost (`--stats`).
+nlohmann::ordered_json sizing_json(const Sizing& sizing, bool with_io = false);
 
 // The `dataset` part of it; with `tree`, every element's children too
 // (`inspect --json`).

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace h5ad_sizer::io {
+
+// What reading a file cost: the figures `size --stats` reports.
+struct IoStats {
+  std::uint64_t requests = 0;    // reads that reached the file or the server
+  std::uint64_t bytes_read = 0;  // bytes those reads fetched
+  double seconds = 0;            // time spent in them
+};
+
+// Random-access bytes: a local file, or an object behind HTTP(S)/S3. HDF5
+// reads through one of these (src/h5/source_driver.cpp), and so do the
+// string-length reads. Implementations throw Error on failure.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual std::uint64_t size() = 0;
+  // Fills `out` with `length` bytes from `offset`; the range lies inside
+  // size() (HDF5 never asks past the end of the file).
+  virtual void read(std::uint64_t offset, std::size_t length, void* out) = 0;
+  virtual const IoStats& stats() const = 0;
+};
+
+// A local file read with pread. Throws Error(input_unreadable) when it
+// cannot be opened.
+std::unique_ptr<ByteSource> open_local_file(const std::string& path);
+
+}  // namespace h5ad_sizer::io

@@ -1,0 +1,189 @@
+#include "h5ad_sizer/h5/source_driver.hpp"
+
+#include <H5FDpublic.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+#include "h5ad_sizer/h5/error.hpp"
+
+namespace h5ad_sizer::h5 {
+namespace {
+
+thread_local std::exception_ptr pending_error;
+
+struct DriverInfo {
+  io::ByteSource* source = nullptr;
+};
+
+// HDF5 treats a driver's file as an H5FD_t it can cast; our state follows.
+struct SourceFile {
+  H5FD_t base;
+  io::ByteSource* source = nullptr;
+  haddr_t eoa = 0;
+};
+
+SourceFile* cast(H5FD_t* file) { return reinterpret_cast<SourceFile*>(file); }
+const SourceFile* cast(const H5FD_t* file) { return reinterpret_cast<const SourceFile*>(file); }
+
+herr_t report(const char* function, const char* message) {
+  H5Epush2(H5E_DEFAULT, __FILE__, function, __LINE__, H5E_ERR_CLS, H5E_VFL, H5E_READERROR, "%s",
+           message);
+  return -1;
+}
+
+void* info_copy(const void* info) {
+  return new (std::nothrow) DriverInfo(*static_cast<const DriverInfo*>(info));
+}
+
+herr_t info_free(void* info) {
+  delete static_cast<DriverInfo*>(info);
+  return 0;
+}
+
+H5FD_t* open_callback(const char*, unsigned flags, hid_t fapl, haddr_t) {
+  if (flags & (H5F_ACC_RDWR | H5F_ACC_CREAT | H5F_ACC_TRUNC)) {
+    report("open", "h5ad-sizer's driver is read-only");
+    return nullptr;
+  }
+  const auto* info = static_cast<const DriverInfo*>(H5Pget_driver_info(fapl));
+  if (info == nullptr || info->source == nullptr) {
+    report("open", "no byte source in the file access properties");
+    return nullptr;
+  }
+  auto* file = new (std::nothrow) SourceFile{};
+  if (file == nullptr) return nullptr;
+  file->source = info->source;
+  return &file->base;
+}
+
+herr_t close_callback(H5FD_t* file) {
+  delete cast(file);
+  return 0;
+}
+
+int compare_callback(const H5FD_t* a, const H5FD_t* b) {
+  const auto left = reinterpret_cast<std::uintptr_t>(cast(a)->source);
+  const auto right = reinterpret_cast<std::uintptr_t>(cast(b)->source);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+herr_t query_callback(const H5FD_t*, unsigned long* flags) {
+  // Let HDF5 gather small metadata reads and sieve raw data reads into
+  // larger ones: fewer calls into the source.
+  *flags = H5FD_FEAT_ACCUMULATE_METADATA_READ | H5FD_FEAT_DATA_SIEVE;
+  return 0;
+}
+
+haddr_t get_eoa_callback(const H5FD_t* file, H5FD_mem_t) { return cast(file)->eoa; }
+
+herr_t set_eoa_callback(H5FD_t* file, H5FD_mem_t, haddr_t address) {
+  cast(file)->eoa = address;
+  return 0;
+}
+
+haddr_t get_eof_callback(const H5FD_t* file, H5FD_mem_t) {
+  try {
+    return cast(file)->source->size();
+  } catch (...) {
+    pending_error = std::current_exception();
+    return HADDR_UNDEF;
+  }
+}
+
+herr_t get_handle_callback(H5FD_t* file, hid_t, void** handle) {
+  *handle = cast(file)->source;
+  return 0;
+}
+
+herr_t read_callback(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, std::size_t size,
+                     void* buffer) {
+  try {
+    io::ByteSource& source = *cast(file)->source;
+    const std::uint64_t end = source.size();
+    // Like the POSIX driver: bytes past the end of the file read as zeros.
+    std::size_t inside = 0;
+    if (address < end) inside = static_cast<std::size_t>(std::min<std::uint64_t>(size, end - address));
+    if (inside > 0) source.read(address, inside, buffer);
+    if (inside < size) std::memset(static_cast<char*>(buffer) + inside, 0, size - inside);
+    return 0;
+  } catch (...) {
+    pending_error = std::current_exception();
+    return report("read", "reading from the byte source failed");
+  }
+}
+
+herr_t write_callback(H5FD_t*, H5FD_mem_t, hid_t, haddr_t, std::size_t, const void*) {
+  return report("write", "h5ad-sizer's driver is read-only");
+}
+
+hid_t driver_id() {
+  static hid_t id = H5I_INVALID_HID;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static const H5FD_class_t driver = {
+        "h5ad-sizer",
+        static_cast<haddr_t>(INT64_MAX),
+        H5F_CLOSE_WEAK,
+        nullptr,  // terminate
+        nullptr,  // sb_size
+        nullptr,  // sb_encode
+        nullptr,  // sb_decode
+        sizeof(DriverInfo),
+        nullptr,  // fapl_get
+        info_copy,
+        info_free,
+        0,        // dxpl_size
+        nullptr,  // dxpl_copy
+        nullptr,  // dxpl_free
+        open_callback,
+        close_callback,
+        compare_callback,
+        query_callback,
+        nullptr,  // get_type_map
+        nullptr,  // alloc
+        nullptr,  // free
+        get_eoa_callback,
+        set_eoa_callback,
+        get_eof_callback,
+        get_handle_callback,
+        read_callback,
+        write_callback,
+        nullptr,  // flush
+        nullptr,  // truncate
+        nullptr,  // lock
+        nullptr,  // unlock
+        H5FD_FLMAP_DICHOTOMY,
+    };
+    id = H5FDregister(&driver);
+  });
+  if (id < 0) fail("registering h5ad-sizer's file driver");
+  return id;
+}
+
+}  // namespace
+
+Handle open_file(io::ByteSource& source, const std::string& name) {
+  initialize();
+  Handle access(check(H5Pcreate(H5P_FILE_ACCESS), "creating file access properties"));
+  DriverInfo info{&source};
+  check(H5Pset_driver(access.get(), driver_id(), &info), "selecting h5ad-sizer's file driver");
+  return Handle(check(H5Fopen(name.c_str(), H5F_ACC_RDONLY, access.get()), "cannot open as HDF5"));
+}
+
+io::ByteSource* byte_source_of(hid_t file) {
+  Handle access(check(H5Fget_access_plist(file), "reading file access properties"));
+  if (H5Pget_driver(access.get()) != driver_id()) return nullptr;
+  void* handle = nullptr;
+  check(H5Fget_vfd_handle(file, access.get(), &handle), "reading the file handle");
+  return static_cast<io::ByteSource*>(handle);
+}
+
+std::exception_ptr take_pending_source_error() {
+  std::exception_ptr error = pending_error;
+  pending_error = nullptr;
+  return error;
+}
+
+}  // namespace h5ad_sizer::h5

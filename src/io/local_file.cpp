@@ -1,0 +1,67 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/io/byte_source.hpp"
+
+namespace h5ad_sizer::io {
+namespace {
+
+class LocalFile final : public ByteSource {
+ public:
+  LocalFile(std::string path, int fd, std::uint64_t size)
+      : m_path(std::move(path)), m_fd(fd), m_size(size) {}
+  ~LocalFile() override { ::close(m_fd); }
+  LocalFile(const LocalFile&) = delete;
+  LocalFile& operator=(const LocalFile&) = delete;
+
+  std::uint64_t size() override { return m_size; }
+
+  void read(std::uint64_t offset, std::size_t length, void* out) override {
+    const auto start = std::chrono::steady_clock::now();
+    auto* cursor = static_cast<char*>(out);
+    while (length > 0) {
+      const ssize_t got = ::pread(m_fd, cursor, length, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        throw_invalid(m_path + ": cannot read " + std::to_string(length) + " bytes at " +
+                      std::to_string(offset) + (got == 0 ? ": unexpected end of file"
+                                                         : std::string(": ") + std::strerror(errno)));
+      }
+      m_stats.bytes_read += static_cast<std::uint64_t>(got);
+      cursor += got;
+      offset += static_cast<std::uint64_t>(got);
+      length -= static_cast<std::size_t>(got);
+    }
+    ++m_stats.requests;
+    m_stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  const IoStats& stats() const override { return m_stats; }
+
+ private:
+  std::string m_path;
+  int m_fd;
+  std::uint64_t m_size;
+  IoStats m_stats;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_local_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_unreadable(path + ": cannot open: " + std::strerror(errno));
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end < 0) {
+    const int saved = errno;
+    ::close(fd);
+    throw_unreadable(path + ": cannot read: " + std::strerror(saved));
+  }
+  return std::make_unique<LocalFile>(path, fd, static_cast<std::uint64_t>(end));
+}
+
+}  // namespace h5ad_sizer::io
