@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/source_driver.hpp"
+#include "h5ad_sizer/io/http_source.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -40,24 +42,41 @@ bool has_hdf5_signature(io::ByteSource& bytes) {
   return false;
 }
 
+bool is_http_url(const std::string& location) {
+  return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0;
+}
+
+io::HttpOptions http_options() {
+  io::HttpOptions options;
+  // AWS tools' variable for trusting a private CA (S3-compatible stores).
+  if (const char* bundle = std::getenv("AWS_CA_BUNDLE"); bundle && *bundle) options.ca_bundle = bundle;
+  return options;
+}
+
 }  // namespace
 
 OpenedSource open_source(const std::string& location) {
   h5::initialize();
-  require_readable_file(location);
   OpenedSource source;
-  source.display_name = location;
-  source.bytes = io::open_local_file(location);
+  if (is_http_url(location)) {
+    source.display_name = io::redact_url(location);
+    source.bytes = io::open_http(location, source.display_name, http_options());
+  } else {
+    require_readable_file(location);
+    source.display_name = location;
+    source.bytes = io::open_local_file(location);
+  }
+  const std::string& name = source.display_name;
   source.file_bytes = source.bytes->size();
   try {
-    source.file = h5::open_file(*source.bytes, location);
+    source.file = h5::open_file(*source.bytes, name);
   } catch (const h5::Failure& failure) {
     // Only now ask why: checking the signature first would cost every
     // successful open a read.
     if (!has_hdf5_signature(*source.bytes)) {
-      throw_invalid(location + ": not an HDF5 file (no HDF5 signature found)");
+      throw_invalid(name + ": not an HDF5 file (no HDF5 signature found)");
     }
-    throw_invalid(location + ": " + failure.what());
+    throw_invalid(name + ": " + failure.what());
   }
   return source;
 }

@@ -20,8 +20,10 @@ struct OpenedSource {
   std::uint64_t file_bytes = 0;
 };
 
-// Opens `location` (a local path). Throws Error with input_unreadable for a
-// missing, unreadable or non-regular file, invalid_h5ad for one that is not
+// Opens `location`: an http:// or https:// URL (read with ranged GETs; a
+// presigned URL works as given, its query string never shown), else a local
+// path. Throws Error with input_unreadable for a missing, unreadable or
+// non-regular file or a failed request, invalid_h5ad for a file that is not
 // HDF5 or cannot be opened as such.
 OpenedSource open_source(const std::string& location);
 

@@ -87,6 +87,7 @@ int run(int argc, char** argv) {
                "h5ad-sizer"};
   app.set_version_flag("--version", H5AD_SIZER_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // -v works after the subcommand too
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
 

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "h5ad_sizer/io/byte_source.hpp"
+
+namespace h5ad_sizer::io {
+
+struct HttpOptions {
+  // Extra request headers ("Name: value"), e.g. an S3 security token.
+  std::vector<std::string> headers;
+  // libcurl's AWS Signature V4 provider ("aws:amz:REGION:s3") and the
+  // "key:secret" it signs with; empty for unsigned requests.
+  std::string aws_sigv4;
+  std::string user_password;
+  // A CA bundle to trust (for servers with private certificates).
+  std::string ca_bundle;
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds request_timeout{60'000};
+  int max_attempts = 5;                              // per request, for retryable failures
+  std::chrono::milliseconds first_backoff{200};      // doubled each retry, with jitter
+  std::size_t block_bytes = 64 * 1024;               // cache granule
+  std::size_t first_read_bytes = 1024 * 1024;        // the first request (superblock, root)
+  std::size_t max_read_ahead_bytes = 8 * 1024 * 1024;
+};
+
+// A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
+// presigned GET URL refuses it): the first GET's Content-Range gives the
+// size. Reads go through a block cache; a read that continues the previous
+// one doubles the read-ahead, so a sequential scan costs few requests, and
+// adjacent missing blocks are fetched in one request. Retries 5xx, 429,
+// timeouts and resets with exponential backoff and jitter; 403 and 404 are
+// final. A server that ignores Range is refused, never downloaded.
+//
+// `url` is what is requested; `display_name` what errors call it (without
+// secrets). Throws Error(input_unreadable) for any HTTP failure.
+std::unique_ptr<ByteSource> open_http(const std::string& url, const std::string& display_name,
+                                      const HttpOptions& options = {});
+
+// `url` with its query string (a presigned URL's signature) replaced.
+std::string redact_url(const std::string& url);
+
+}  // namespace h5ad_sizer::io

@@ -1,0 +1,284 @@
+#include "h5ad_sizer/io/http_source.hpp"
+
+#include <curl/curl.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <strings.h>
+#include <random>
+#include <thread>
+
+#include "h5ad_sizer/errors.hpp"
+
+namespace h5ad_sizer::io {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// One response, as the callbacks see it.
+struct Response {
+  long status = 0;
+  std::string content_range;
+  std::vector<char> body;
+  std::size_t body_limit = 0;  // refuse bodies larger than what we asked for
+  bool refused_full_body = false;
+};
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* response = static_cast<Response*>(user);
+  std::string line(data, size * count);
+  if (line.rfind("HTTP/", 0) == 0) {
+    response->content_range.clear();  // a new response (after a redirect or 100)
+    const auto space = line.find(' ');
+    if (space != std::string::npos) response->status = std::strtol(line.c_str() + space + 1, nullptr, 10);
+  } else if (line.size() > 14 && strncasecmp(line.c_str(), "content-range:", 14) == 0) {
+    response->content_range = line.substr(14);
+  }
+  return size * count;
+}
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* response = static_cast<Response*>(user);
+  const std::size_t bytes = size * count;
+  if (response->status == 200 || response->body.size() + bytes > response->body_limit) {
+    // The server ignores Range and is sending the whole file: stop now.
+    response->refused_full_body = true;
+    return 0;
+  }
+  response->body.insert(response->body.end(), data, data + bytes);
+  return bytes;
+}
+
+// "bytes 0-1023/146515" -> 146515
+std::optional<std::uint64_t> total_from_content_range(const std::string& header) {
+  const auto slash = header.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::string total = header.substr(slash + 1);
+  if (total.empty() || !std::isdigit(static_cast<unsigned char>(total[0]))) return std::nullopt;
+  return std::strtoull(total.c_str(), nullptr, 10);
+}
+
+bool retryable_status(long status) { return status == 429 || status >= 500; }
+
+bool retryable_curl(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class HttpSource final : public ByteSource {
+ public:
+  HttpSource(std::string url, std::string display_name, HttpOptions options)
+      : m_url(std::move(url)), m_name(std::move(display_name)), m_options(std::move(options)) {
+    global_init();
+    m_curl = curl_easy_init();
+    if (m_curl == nullptr) throw Error(ExitStatus::internal_error, "cannot initialise libcurl");
+    for (const auto& header : m_options.headers) m_headers = curl_slist_append(m_headers, header.c_str());
+    m_random.seed(std::random_device{}());
+    // The first request tells the size and brings the superblock and root
+    // group, which every later read starts from.
+    fetch(0, m_options.first_read_bytes);
+  }
+  ~HttpSource() override {
+    curl_slist_free_all(m_headers);
+    curl_easy_cleanup(m_curl);
+  }
+  HttpSource(const HttpSource&) = delete;
+  HttpSource& operator=(const HttpSource&) = delete;
+
+  std::uint64_t size() override { return m_size; }
+
+  void read(std::uint64_t offset, std::size_t length, void* out) override {
+    if (length == 0) return;
+    const std::uint64_t block = m_options.block_bytes;
+    const std::uint64_t first = offset / block;
+    const std::uint64_t last = (offset + length - 1) / block;
+    for (std::uint64_t b = first; b <= last;) {
+      if (m_blocks.count(b) > 0) {
+        ++b;
+        continue;
+      }
+      // A run of missing blocks, fetched at once with read-ahead.
+      std::uint64_t end = b;
+      while (end + 1 <= last && m_blocks.count(end + 1) == 0) ++end;
+      const std::uint64_t start_byte = b * block;
+      std::uint64_t bytes = (end - b + 1) * block;
+      m_read_ahead = start_byte == m_next_sequential
+                         ? std::min<std::uint64_t>(m_read_ahead * 2, m_options.max_read_ahead_bytes)
+                         : block;
+      bytes = std::max(bytes, m_read_ahead);
+      // Stop the read-ahead at the first block we already hold.
+      std::uint64_t stop = start_byte + bytes;
+      for (std::uint64_t c = end + 1; c * block < stop; ++c) {
+        if (m_blocks.count(c) > 0) {
+          stop = c * block;
+          break;
+        }
+      }
+      fetch(start_byte, stop - start_byte);
+      b = end + 1;
+    }
+    auto* cursor = static_cast<char*>(out);
+    for (std::uint64_t b = first; b <= last; ++b) {
+      const std::vector<char>& data = m_blocks.at(b);
+      const std::uint64_t block_start = b * block;
+      const std::uint64_t from = std::max(offset, block_start);
+      const std::uint64_t to = std::min<std::uint64_t>(offset + length, block_start + data.size());
+      if (to <= from) throw Error(ExitStatus::input_unreadable, m_name + ": short read at byte " + std::to_string(from));
+      std::memcpy(cursor, data.data() + (from - block_start), to - from);
+      cursor += to - from;
+    }
+  }
+
+  const IoStats& stats() const override { return m_stats; }
+
+ private:
+  // GETs [offset, offset + length) (clipped to the file) into the cache.
+  void fetch(std::uint64_t offset, std::uint64_t length) {
+    if (m_size > 0) length = std::min(length, m_size - offset);
+    if (length == 0) return;
+    Response response = request(offset, length);
+    if (m_size == 0) {
+      auto total = total_from_content_range(response.content_range);
+      if (!total) fail("the server did not say how large the file is (no Content-Range)");
+      m_size = *total;
+    }
+    const std::uint64_t block = m_options.block_bytes;
+    for (std::uint64_t at = 0; at < response.body.size(); at += block) {
+      const std::uint64_t take = std::min<std::uint64_t>(block, response.body.size() - at);
+      // Only whole blocks, or the file's last one, are cached.
+      if (take < block && offset + at + take < m_size) break;
+      m_blocks[(offset + at) / block].assign(response.body.begin() + static_cast<std::ptrdiff_t>(at),
+                                              response.body.begin() + static_cast<std::ptrdiff_t>(at + take));
+    }
+    m_next_sequential = offset + response.body.size();
+  }
+
+  Response request(std::uint64_t offset, std::uint64_t length) {
+    const std::string range = std::to_string(offset) + "-" + std::to_string(offset + length - 1);
+    auto backoff = m_options.first_backoff;
+    for (int attempt = 1;; ++attempt) {
+      Response response;
+      response.body_limit = length;
+      response.body.reserve(length);
+      const auto start = Clock::now();
+      const CURLcode code = perform(range, response);
+      m_stats.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      ++m_stats.requests;
+      m_stats.bytes_read += response.body.size();
+
+      if (response.refused_full_body) {
+        fail("the server ignores Range requests and sends the whole file; refusing to download it");
+      }
+      std::string why;
+      bool retry = false;
+      if (code != CURLE_OK) {
+        why = curl_easy_strerror(code);
+        retry = retryable_curl(code);
+      } else if (response.status == 206 && response.body.size() == expected_length(response, offset, length)) {
+        return response;
+      } else if (response.status == 206) {
+        why = "short response (" + std::to_string(response.body.size()) + " of " +
+              std::to_string(expected_length(response, offset, length)) + " bytes)";
+        retry = true;
+      } else if (response.status == 403 || response.status == 401) {
+        fail("access denied (HTTP " + std::to_string(response.status) + ")");
+      } else if (response.status == 404) {
+        fail("not found (HTTP 404)");
+      } else if (response.status == 416) {
+        fail("the server refused the byte range (HTTP 416)");
+      } else {
+        why = "HTTP " + std::to_string(response.status);
+        retry = retryable_status(response.status);
+      }
+      if (!retry || attempt >= m_options.max_attempts) fail(why);
+      std::uniform_int_distribution<long> jitter(0, backoff.count());
+      const auto wait = backoff + std::chrono::milliseconds(jitter(m_random));
+      spdlog::debug("{}: {} on bytes {}; retry {} in {} ms", m_name, why, range, attempt, wait.count());
+      std::this_thread::sleep_for(wait);
+      backoff *= 2;
+    }
+  }
+
+  // What a 206 answer to bytes [offset, offset + length) must hold: the
+  // range, cut at the end of the file (which the first answer tells).
+  std::uint64_t expected_length(const Response& response, std::uint64_t offset,
+                                std::uint64_t length) const {
+    std::uint64_t total = m_size;
+    if (total == 0) total = total_from_content_range(response.content_range).value_or(0);
+    if (total == 0 || offset >= total) return length;
+    return std::min(length, total - offset);
+  }
+
+  CURLcode perform(const std::string& range, Response& response) {
+    curl_easy_reset(m_curl);
+    curl_easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
+    curl_easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
+    curl_easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
+    curl_easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.request_timeout.count()));
+    curl_easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
+    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &response);
+    if (m_headers) curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, m_headers);
+    if (!m_options.aws_sigv4.empty()) {
+      curl_easy_setopt(m_curl, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
+      curl_easy_setopt(m_curl, CURLOPT_USERPWD, m_options.user_password.c_str());
+    }
+    if (!m_options.ca_bundle.empty()) curl_easy_setopt(m_curl, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
+    return curl_easy_perform(m_curl);
+  }
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(ExitStatus::input_unreadable, m_name + ": " + why);
+  }
+
+  std::string m_url;
+  std::string m_name;
+  HttpOptions m_options;
+  CURL* m_curl = nullptr;
+  curl_slist* m_headers = nullptr;
+  std::uint64_t m_size = 0;
+  std::map<std::uint64_t, std::vector<char>> m_blocks;
+  std::uint64_t m_next_sequential = 0;
+  std::uint64_t m_read_ahead = 0;
+  std::mt19937 m_random;
+  IoStats m_stats;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_http(const std::string& url, const std::string& display_name,
+                                      const HttpOptions& options) {
+  return std::make_unique<HttpSource>(url, display_name, options);
+}
+
+std::string redact_url(const std::string& url) {
+  const auto query = url.find('?');
+  return query == std::string::npos ? url : url.substr(0, query) + "?<redacted>";
+}
+
+}  // namespace h5ad_sizer::io

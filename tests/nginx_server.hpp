@@ -1,0 +1,127 @@
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace h5ad_sizer::testing {
+
+// A free TCP port on 127.0.0.1 (the kernel's choice; closed again at once).
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    ::close(fd);
+    throw std::runtime_error("no free port");
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+inline bool accepts_connections(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Debian's nginx on loopback, serving `root` over HTTP and HTTPS (a
+// self-signed certificate for 127.0.0.1 made here), with:
+//   /norange/...  the same files with Range support turned off
+//   /forbidden/... 403, /unavailable/... 503
+// Every request is logged to access_log() as "METHOD URI STATUS".
+class NginxServer {
+ public:
+  explicit NginxServer(const std::string& root) {
+    const std::string prefix = m_dir.file("");
+    m_http_port = free_port();
+    m_https_port = free_port();
+    const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                                  "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+                                  m_dir.file("key.pem") + " -out " + m_dir.file("cert.pem") +
+                                  " >/dev/null 2>&1";
+    if (std::system(make_cert.c_str()) != 0) throw std::runtime_error("openssl failed");
+    std::ofstream(m_dir.file("nginx.conf"))
+        << "daemon off; master_process off; worker_processes 1;\n"
+        << "error_log " << m_dir.file("error.log") << " warn; pid " << m_dir.file("nginx.pid") << ";\n"
+        << "events { worker_connections 64; }\n"
+        << "http {\n"
+        << "  log_format brief '$request_method $request_uri $status';\n"
+        << "  access_log " << m_dir.file("access.log") << " brief;\n"
+        << "  client_body_temp_path " << prefix << "; proxy_temp_path " << prefix << ";\n"
+        << "  fastcgi_temp_path " << prefix << "; uwsgi_temp_path " << prefix << "; scgi_temp_path "
+        << prefix << ";\n"
+        << "  types { application/octet-stream h5ad; }\n"
+        << "  server {\n"
+        << "    listen 127.0.0.1:" << m_http_port << ";\n"
+        << "    listen 127.0.0.1:" << m_https_port << " ssl;\n"
+        << "    ssl_certificate " << m_dir.file("cert.pem") << "; ssl_certificate_key "
+        << m_dir.file("key.pem") << ";\n"
+        << "    root " << root << ";\n"
+        << "    location /norange/ { alias " << root << "/; max_ranges 0; }\n"
+        << "    location /forbidden/ { return 403; }\n"
+        << "    location /unavailable/ { return 503; }\n"
+        << "  }\n"
+        << "}\n";
+    m_pid = ::fork();
+    if (m_pid == 0) {
+      ::execl("/usr/sbin/nginx", "nginx", "-p", prefix.c_str(), "-e", m_dir.file("error.log").c_str(),
+              "-c", m_dir.file("nginx.conf").c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!accepts_connections(m_http_port) || !accepts_connections(m_https_port)) {
+      int status = 0;
+      if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+        throw std::runtime_error("nginx exited: " + read_text(m_dir.file("error.log")));
+      }
+      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("nginx did not start");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  ~NginxServer() {
+    ::kill(m_pid, SIGTERM);
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+  }
+  NginxServer(const NginxServer&) = delete;
+  NginxServer& operator=(const NginxServer&) = delete;
+
+  std::string http(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(m_http_port) + path;
+  }
+  std::string https(const std::string& path) const {
+    return "https://127.0.0.1:" + std::to_string(m_https_port) + path;
+  }
+  std::string certificate() const { return m_dir.file("cert.pem"); }
+  std::string access_log() const { return read_text(m_dir.file("access.log")); }
+  void clear_access_log() const { std::ofstream(m_dir.file("access.log"), std::ios::trunc); }
+
+ private:
+  ScopedTempDir m_dir;
+  int m_http_port = 0;
+  int m_https_port = 0;
+  pid_t m_pid = -1;
+};
+
+}  // namespace h5ad_sizer::testing
