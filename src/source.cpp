@@ -11,6 +11,7 @@
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/source_driver.hpp"
 #include "h5ad_sizer/io/http_source.hpp"
+#include "h5ad_sizer/io/s3.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -55,10 +56,16 @@ io::HttpOptions http_options() {
 
 }  // namespace
 
-OpenedSource open_source(const std::string& location) {
+OpenedSource open_source(const std::string& location, const SourceOptions& options) {
   h5::initialize();
   OpenedSource source;
-  if (is_http_url(location)) {
+  if (location.rfind("s3://", 0) == 0) {
+    const io::S3Location object = io::parse_s3_url(location);
+    const io::S3Request request =
+        io::s3_request(object, options.sign_requests, io::process_environment());
+    source.display_name = location;
+    source.bytes = io::open_http(request.url, source.display_name, request.options);
+  } else if (is_http_url(location)) {
     source.display_name = io::redact_url(location);
     source.bytes = io::open_http(location, source.display_name, http_options());
   } else {

@@ -45,10 +45,16 @@ inline bool accepts_connections(int port) {
   return ok;
 }
 
+// What /credentials answers, like the ECS/Batch container endpoint.
+inline constexpr const char* kContainerCredentials =
+    "{\"AccessKeyId\":\"AKIDCONTAINER\",\"SecretAccessKey\":\"container-secret\","
+    "\"Token\":\"container-session\",\"Expiration\":\"2099-01-01T00:00:00Z\"}";
+
 // Debian's nginx on loopback, serving `root` over HTTP and HTTPS (a
 // self-signed certificate for 127.0.0.1 made here), with:
 //   /norange/...  the same files with Range support turned off
 //   /forbidden/... 403, /unavailable/... 503
+//   /credentials   kContainerCredentials for "Authorization: Bearer test-token"
 // Every request is logged to access_log() as "METHOD URI STATUS".
 class NginxServer {
  public:
@@ -81,6 +87,11 @@ class NginxServer {
         << "    location /norange/ { alias " << root << "/; max_ranges 0; }\n"
         << "    location /forbidden/ { return 403; }\n"
         << "    location /unavailable/ { return 503; }\n"
+        << "    location = /credentials {\n"
+        << "      default_type application/json;\n"
+        << "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"
+        << "      return 200 '" << kContainerCredentials << "';\n"
+        << "    }\n"
         << "  }\n"
         << "}\n";
     m_pid = ::fork();

@@ -20,11 +20,17 @@ struct OpenedSource {
   std::uint64_t file_bytes = 0;
 };
 
-// Opens `location`: an http:// or https:// URL (read with ranged GETs; a
+struct SourceOptions {
+  // Sign S3 requests (false: --no-sign-request, for public buckets).
+  bool sign_requests = true;
+};
+
+// Opens `location`: s3://BUCKET/KEY (signed with AWS Signature V4, see
+// io/s3.hpp), an http:// or https:// URL (read with ranged GETs; a
 // presigned URL works as given, its query string never shown), else a local
 // path. Throws Error with input_unreadable for a missing, unreadable or
 // non-regular file or a failed request, invalid_h5ad for a file that is not
 // HDF5 or cannot be opened as such.
-OpenedSource open_source(const std::string& location);
+OpenedSource open_source(const std::string& location, const SourceOptions& options = {});
 
 }  // namespace h5ad_sizer

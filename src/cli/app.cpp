@@ -27,11 +27,13 @@ struct SizeOptions {
   std::size_t min_bucket = 1;
   bool strict = false;
   bool stats = false;
+  bool no_sign_request = false;
 };
 
 struct InspectOptions {
   std::string path;
   bool json = false;
+  bool no_sign_request = false;
 };
 
 struct BucketsOptions {
@@ -39,8 +41,8 @@ struct BucketsOptions {
 };
 
 int run_size(const SizeOptions& options) {
-  const Sizing sizing = size_dataset(
-      {options.path, options.buckets, options.profile, options.min_bucket});
+  const Sizing sizing = size_dataset({options.path, options.buckets, options.profile,
+                                      options.min_bucket, {!options.no_sign_request}});
   if (sizing.choice.overflow) {
     const Bucket& largest = sizing.table.buckets.back();
     const std::string message =
@@ -55,7 +57,7 @@ int run_size(const SizeOptions& options) {
 }
 
 int run_inspect(const InspectOptions& options) {
-  const OpenedSource source = open_source(options.path);
+  const OpenedSource source = open_source(options.path, {!options.no_sign_request});
   const Report report = read_anndata(source);
   if (options.json) {
     std::cout << dataset_json(report, /*tree=*/true).dump(2) << '\n';
@@ -94,7 +96,10 @@ int run(int argc, char** argv) {
   SizeOptions size;
   auto* size_command = app.add_subcommand(
       "size", "Estimate memory and print the job definition as JSON (for Step Functions)");
-  size_command->add_option("PATH", size.path, "The .h5ad file")->required();
+  const char* path_help = "The .h5ad file: a path, s3://BUCKET/KEY, or an http(s):// URL";
+  const char* no_sign_help = "Read s3:// objects anonymously (public buckets)";
+  size_command->add_option("PATH", size.path, path_help)->required();
+  size_command->add_flag("--no-sign-request", size.no_sign_request, no_sign_help);
   size_command->add_option("--buckets", size.buckets,
                            "Bucket table (JSON); default: $H5AD_SIZER_BUCKETS, else built in");
   size_command->add_option("--profile", size.profile,
@@ -109,7 +114,8 @@ int run(int argc, char** argv) {
   InspectOptions inspect;
   auto* inspect_command =
       app.add_subcommand("inspect", "Show every element's stored and loaded size");
-  inspect_command->add_option("PATH", inspect.path, "The .h5ad file")->required();
+  inspect_command->add_option("PATH", inspect.path, path_help)->required();
+  inspect_command->add_flag("--no-sign-request", inspect.no_sign_request, no_sign_help);
   inspect_command->add_flag("--json", inspect.json, "Print the element tree as JSON");
 
   BucketsOptions buckets;

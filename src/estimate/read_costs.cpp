@@ -9,6 +9,10 @@ namespace {
 
 // Measured in docs/memory-model.md ("Transients").
 constexpr std::uint64_t kReadStartup = 2750u << 10;
+// HDF5's per-file read buffers at their largest: the metadata accumulator
+// (H5F_ACCUM_MAX_SIZE, 1 MiB) and the data sieve buffer (64 KiB). A nearly
+// empty file, where kReadStartup was measured, barely fills them.
+constexpr std::uint64_t kFileBuffers = (1u << 20) + (64u << 10);
 constexpr std::uint64_t kPerDatasetRead = 8704;
 constexpr std::uint64_t kPerChunk = 4200;
 constexpr std::uint64_t kChunkCache = 1126u << 10;
@@ -56,7 +60,7 @@ std::uint64_t scaled_mean(std::uint64_t count, const h5::StringSample& sample, C
 }  // namespace
 
 std::uint64_t read_overhead(std::uint64_t datasets) {
-  return checked_add(kReadStartup, checked_mul(datasets, kPerDatasetRead));
+  return checked_add(kReadStartup + kFileBuffers, checked_mul(datasets, kPerDatasetRead));
 }
 
 std::uint64_t chunked_dataset(std::uint64_t chunks, bool compressed) {

@@ -66,7 +66,7 @@ Sizing size_dataset(const SizeRequest& request) {
                 std::to_string(sizing.table.buckets.size()) + " (the buckets in " +
                 sizing.table.origin + ")");
   }
-  OpenedSource source = open_source(request.location);
+  OpenedSource source = open_source(request.location, request.source);
   sizing.report = read_anndata(source);
   sizing.io = source.bytes->stats();
   try {

@@ -93,16 +93,12 @@ class HttpSource final : public ByteSource {
     global_init();
     m_curl = curl_easy_init();
     if (m_curl == nullptr) throw Error(ExitStatus::internal_error, "cannot initialise libcurl");
-    for (const auto& header : m_options.headers) m_headers = curl_slist_append(m_headers, header.c_str());
     m_random.seed(std::random_device{}());
     // The first request tells the size and brings the superblock and root
     // group, which every later read starts from.
     fetch(0, m_options.first_read_bytes);
   }
-  ~HttpSource() override {
-    curl_slist_free_all(m_headers);
-    curl_easy_cleanup(m_curl);
-  }
+  ~HttpSource() override { curl_easy_cleanup(m_curl); }
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
 
@@ -230,7 +226,22 @@ class HttpSource final : public ByteSource {
     return std::min(length, total - offset);
   }
 
+  // A curl_slist owned for the length of one request.
+  struct HeaderList {
+    curl_slist* list = nullptr;
+    ~HeaderList() { curl_slist_free_all(list); }
+    void add(const std::string& header) { list = curl_slist_append(list, header.c_str()); }
+  };
+
   CURLcode perform(const std::string& range, Response& response) {
+    HeaderList headers;
+    for (const auto& header : m_options.headers) headers.add(header);
+    std::string user_password;
+    if (!m_options.aws_sigv4.empty() && m_options.credentials) {
+      std::vector<std::string> signed_headers;
+      m_options.credentials(user_password, signed_headers);
+      for (const auto& header : signed_headers) headers.add(header);
+    }
     curl_easy_reset(m_curl);
     curl_easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
     curl_easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
@@ -243,10 +254,10 @@ class HttpSource final : public ByteSource {
     curl_easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
     curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &response);
-    if (m_headers) curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, m_headers);
+    if (headers.list) curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, headers.list);
     if (!m_options.aws_sigv4.empty()) {
       curl_easy_setopt(m_curl, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
-      curl_easy_setopt(m_curl, CURLOPT_USERPWD, m_options.user_password.c_str());
+      curl_easy_setopt(m_curl, CURLOPT_USERPWD, user_password.c_str());
     }
     if (!m_options.ca_bundle.empty()) curl_easy_setopt(m_curl, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
     return curl_easy_perform(m_curl);
@@ -260,7 +271,6 @@ class HttpSource final : public ByteSource {
   std::string m_name;
   HttpOptions m_options;
   CURL* m_curl = nullptr;
-  curl_slist* m_headers = nullptr;
   std::uint64_t m_size = 0;
   std::map<std::uint64_t, std::vector<char>> m_blocks;
   std::uint64_t m_next_sequential = 0;

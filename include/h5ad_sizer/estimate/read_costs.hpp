@@ -13,10 +13,11 @@
 namespace h5ad_sizer::read_costs {
 
 // What read_h5ad needs beyond the elements' own memory: the modules it
-// imports on first use and HDF5's per-file structures (2.68 MiB for a file
-// with nothing but a 10-name obs and a 5-name var), and per dataset read the
-// open HDF5 objects, h5py wrappers and dictionary entries (8.5 KiB, measured
-// from 10 to 1000 datasets).
+// imports on first use and HDF5's per-file structures (2.36-2.68 MiB for a
+// file with nothing but a 10-name obs and a 5-name var), HDF5's metadata
+// accumulator and sieve buffer at their largest (1 MiB + 64 KiB), and per
+// dataset read the open HDF5 objects, h5py wrappers and dictionary entries
+// (8.5 KiB, measured from 10 to 1000 datasets).
 std::uint64_t read_overhead(std::uint64_t datasets);
 
 // HDF5 1.10 reading a whole chunked dataset: a record with its own memory and

@@ -9,6 +9,7 @@
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
+#include "h5ad_sizer/source.hpp"
 
 namespace h5ad_sizer {
 
@@ -43,6 +44,7 @@ struct SizeRequest {
   std::optional<std::string> buckets_path;
   std::optional<std::string> profile;  // overrides the table's
   std::size_t min_bucket = 1;
+  SourceOptions source;
 };
 
 // Reads the file, estimates, and picks a bucket. Throws Error.

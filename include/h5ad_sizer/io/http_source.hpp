@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,12 +12,14 @@
 namespace h5ad_sizer::io {
 
 struct HttpOptions {
-  // Extra request headers ("Name: value"), e.g. an S3 security token.
+  // Extra request headers ("Name: value").
   std::vector<std::string> headers;
-  // libcurl's AWS Signature V4 provider ("aws:amz:REGION:s3") and the
-  // "key:secret" it signs with; empty for unsigned requests.
+  // libcurl's AWS Signature V4 provider ("aws:amz:REGION:s3"); empty for
+  // unsigned requests. Before each signed request `credentials` gives the
+  // "key:secret" to sign with and any headers to sign along (the session
+  // token), so that expiring credentials can be renewed between requests.
   std::string aws_sigv4;
-  std::string user_password;
+  std::function<void(std::string& user_password, std::vector<std::string>& headers)> credentials;
   // A CA bundle to trust (for servers with private certificates).
   std::string ca_bundle;
   std::chrono::milliseconds connect_timeout{10'000};
