@@ -177,6 +177,7 @@ class HttpSource final : public ByteSource {
       Response response;
       response.body_limit = length;
       response.body.reserve(length);
+      spdlog::debug("{}: GET bytes {}", m_name, range);
       const auto start = Clock::now();
       const CURLcode code = perform(range, response);
       m_stats.seconds += std::chrono::duration<double>(Clock::now() - start).count();
