@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -12,6 +13,14 @@
 #include <vector>
 
 namespace h5ad_sizer::testing {
+
+// A `size` document minus what legitimately differs between a local and a
+// remote read of the same file: its source and the I/O statistics.
+inline nlohmann::json without_source(nlohmann::json doc) {
+  doc["dataset"].erase("source");
+  doc.erase("io");
+  return doc;
+}
 
 inline std::string data_file(const std::string& name) {
   return std::string(H5AD_SIZER_DATA_DIR) + "/" + name;
