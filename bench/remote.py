@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Requests, bytes and time to size a file behind HTTP: `h5ad-sizer size URL`
+against `h5ls --vfd=ros3 -r URL` (HDF5 1.10.8's S3 driver), in the same run,
+on the ~300 MB benchmark file and on the same structure at 10x the data.
+
+    /usr/bin/python3 bench/remote.py [--tool build/h5ad-sizer] [--latency-ms 30]
+
+Debian's nginx serves bench/out on 127.0.0.1 and logs every request, which is
+what the request and byte counts are taken from. With --latency-ms, a proxy
+(bench/delay_proxy.mjs) holds each request that long first, the round trip
+of a request to S3. The files come from bench/size_speed.py's generator.
+"""
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "out")
+SIZES = {"1x": (100_000, 20_000, 180), "10x": (1_000_000, 20_000, 180)}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port):
+    for _ in range(200):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def start_nginx(tmp):
+    port = free_port()
+    with open(os.path.join(tmp, "nginx.conf"), "w") as f:
+        f.write(f"""daemon off; master_process off; worker_processes 1;
+error_log {tmp}/error.log warn; pid {tmp}/nginx.pid;
+events {{ worker_connections 64; }}
+http {{ log_format brief '$request_method $status $body_bytes_sent'; access_log {tmp}/access.log brief;
+  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; uwsgi_temp_path {tmp};
+  scgi_temp_path {tmp};
+  server {{ listen 127.0.0.1:{port}; root {OUT}; }} }}
+""")
+    process = subprocess.Popen(["/usr/sbin/nginx", "-p", tmp, "-e", f"{tmp}/error.log", "-c", f"{tmp}/nginx.conf"])
+    wait_for(port)
+    return process, port
+
+
+def start_delay(tmp, target, delay_ms):
+    port_file = os.path.join(tmp, "delay.port")
+    process = subprocess.Popen(["node", os.path.join(HERE, "delay_proxy.mjs"), port_file, str(target), str(delay_ms)])
+    for _ in range(200):
+        if os.path.exists(port_file) and open(port_file).read():
+            return process, int(open(port_file).read())
+        time.sleep(0.05)
+    raise RuntimeError("the delay proxy did not start")
+
+
+def run(cmd, log):
+    open(log, "w").close()
+    start = time.perf_counter()
+    result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        raise RuntimeError(f"{cmd}: {result.stderr.strip()}")
+    lines = [line.split() for line in open(log) if line.strip()]
+    methods = {}
+    for method, _, _ in lines:
+        methods[method] = methods.get(method, 0) + 1
+    return len(lines), sum(int(b) for _, _, b in lines), seconds, methods
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tool", default=os.path.join(HERE, "..", "build", "h5ad-sizer"))
+    p.add_argument("--latency-ms", type=int, default=0)
+    a = p.parse_args()
+    for label, (n_obs, n_vars, per_row) in SIZES.items():
+        path = os.path.join(OUT, f"sparse_{label}.h5ad")
+        if not os.path.exists(path):
+            os.makedirs(OUT, exist_ok=True)
+            subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_sparse_h5ad.py"), path, str(n_obs),
+                            str(n_vars), str(per_row)], check=True)
+    tmp = tempfile.mkdtemp(prefix="h5ad-remote-")
+    servers = []
+    try:
+        nginx, port = start_nginx(tmp)
+        servers.append(nginx)
+        if a.latency_ms:
+            proxy, port = start_delay(tmp, port, a.latency_ms)
+            servers.append(proxy)
+        log = os.path.join(tmp, "access.log")
+        print(f"Latency added per request: {a.latency_ms} ms\n")
+        print("| data | file | tool | requests | bytes read | seconds | methods |")
+        print("|---|---|---|---:|---:|---:|---|")
+        for label in SIZES:
+            name = f"sparse_{label}.h5ad"
+            url = f"http://127.0.0.1:{port}/{name}"
+            size = os.path.getsize(os.path.join(OUT, name))
+            for tool, cmd in [("h5ad-sizer size", [a.tool, "size", url]),
+                              ("h5ls --vfd=ros3 -r", ["h5ls", "--vfd=ros3", "-r", url])]:
+                requests, read, seconds, methods = run(cmd, log)
+                shown = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
+                print(f"| {label} | {size / 1e6:.0f} MB | {tool} | {requests} | {read / 2**20:.2f} MiB | "
+                      f"{seconds:.3f} | {shown} |", flush=True)
+    finally:
+        for process in reversed(servers):
+            process.terminate()
+            process.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
