@@ -120,7 +120,8 @@ class HttpSource final : public ByteSource {
       const std::uint64_t start_byte = b * block;
       std::uint64_t bytes = (end - b + 1) * block;
       m_read_ahead = start_byte == m_next_sequential
-                         ? std::min<std::uint64_t>(m_read_ahead * 2, m_options.max_read_ahead_bytes)
+                         ? std::min<std::uint64_t>(std::max(m_read_ahead, block) * 2,
+                                                   m_options.max_read_ahead_bytes)
                          : block;
       bytes = std::max(bytes, m_read_ahead);
       // Stop the read-ahead at the first block we already hold.

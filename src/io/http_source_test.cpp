@@ -1,0 +1,78 @@
+#include "h5ad_sizer/io/http_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <vector>
+
+#include "h5ad_sizer/errors.hpp"
+#include "nginx_server.hpp"
+
+namespace h5ad_sizer::io {
+namespace {
+
+constexpr std::size_t kMiB = 1024 * 1024;
+constexpr std::size_t kKiB = 1024;
+
+// nginx serving one 4 MiB file whose byte i is i % 251.
+class HttpSourceTest : public ::testing::Test {
+ protected:
+  HttpSourceTest() {
+    std::vector<char> bytes(4 * kMiB);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i % 251);
+    std::ofstream(m_root.file("blob.bin"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    m_server = std::make_unique<testing::NginxServer>(m_root.file(""));
+  }
+  std::unique_ptr<ByteSource> open() { return open_http(m_server->http("/blob.bin"), "blob"); }
+  static void expect_pattern(const std::vector<unsigned char>& data, std::uint64_t offset) {
+    for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], (offset + i) % 251) << i;
+  }
+
+  testing::ScopedTempDir m_root;
+  std::unique_ptr<testing::NginxServer> m_server;
+};
+
+TEST_F(HttpSourceTest, FirstRequestGivesSizeAndTheFirstMegabyte) {
+  auto source = open();
+  EXPECT_EQ(source->size(), 4 * kMiB);
+  EXPECT_EQ(source->stats().requests, 1u);
+  EXPECT_EQ(source->stats().bytes_read, 1 * kMiB);
+  std::vector<unsigned char> data(1000);
+  source->read(5000, data.size(), data.data());
+  expect_pattern(data, 5000);
+  EXPECT_EQ(source->stats().requests, 1u);  // served from the cache
+}
+
+TEST_F(HttpSourceTest, SequentialReadsDoubleTheReadAhead) {
+  auto source = open();
+  std::vector<unsigned char> data(64 * kKiB);
+  source->read(1 * kMiB, data.size(), data.data());  // continues the first request
+  expect_pattern(data, 1 * kMiB);
+  EXPECT_EQ(source->stats().bytes_read, 1 * kMiB + 128 * kKiB);
+  source->read(1 * kMiB + 128 * kKiB, data.size(), data.data());
+  expect_pattern(data, 1 * kMiB + 128 * kKiB);
+  EXPECT_EQ(source->stats().bytes_read, 1 * kMiB + 128 * kKiB + 256 * kKiB);
+  EXPECT_EQ(source->stats().requests, 3u);
+}
+
+TEST_F(HttpSourceTest, AFarReadFetchesOneBlockAndReadsAcrossBlocksJoinUp) {
+  auto source = open();
+  std::vector<unsigned char> data(100 * kKiB);  // spans two 64 KiB blocks
+  source->read(3 * kMiB + 10, data.size(), data.data());
+  expect_pattern(data, 3 * kMiB + 10);
+  EXPECT_EQ(source->stats().requests, 2u);
+  EXPECT_EQ(source->stats().bytes_read, 1 * kMiB + 128 * kKiB);
+  // The last partial block of the file is fine too.
+  std::vector<unsigned char> tail(10);
+  source->read(4 * kMiB - 10, tail.size(), tail.data());
+  expect_pattern(tail, 4 * kMiB - 10);
+}
+
+TEST(RedactUrl, HidesTheQueryString) {
+  EXPECT_EQ(redact_url("https://b.s3.amazonaws.com/k.h5ad?X-Amz-Signature=abc"),
+            "https://b.s3.amazonaws.com/k.h5ad?<redacted>");
+  EXPECT_EQ(redact_url("https://host/k.h5ad"), "https://host/k.h5ad");
+}
+
+}  // namespace
+}  // namespace h5ad_sizer::io
