@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "h5ad_sizer/errors.hpp"
@@ -47,13 +46,6 @@ bool is_http_url(const std::string& location) {
   return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0;
 }
 
-io::HttpOptions http_options() {
-  io::HttpOptions options;
-  // AWS tools' variable for trusting a private CA (S3-compatible stores).
-  if (const char* bundle = std::getenv("AWS_CA_BUNDLE"); bundle && *bundle) options.ca_bundle = bundle;
-  return options;
-}
-
 }  // namespace
 
 OpenedSource open_source(const std::string& location, const SourceOptions& options) {
@@ -67,7 +59,8 @@ OpenedSource open_source(const std::string& location, const SourceOptions& optio
     source.bytes = io::open_http(request.url, source.display_name, request.options);
   } else if (is_http_url(location)) {
     source.display_name = io::redact_url(location);
-    source.bytes = io::open_http(location, source.display_name, http_options());
+    source.bytes = io::open_http(location, source.display_name,
+                                 io::http_options(io::process_environment()));
   } else {
     require_readable_file(location);
     source.display_name = location;

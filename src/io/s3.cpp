@@ -129,10 +129,17 @@ std::optional<std::function<AwsCredentials()>> find_credentials(const Environmen
   };
 }
 
+HttpOptions http_options(const Environment& env) {
+  HttpOptions options;
+  if (auto bundle = non_empty(env, "AWS_CA_BUNDLE")) options.ca_bundle = *bundle;
+  return options;
+}
+
 S3Request s3_request(const S3Location& location, bool sign, const Environment& env) {
   const std::string region =
       non_empty(env, "AWS_REGION").value_or(non_empty(env, "AWS_DEFAULT_REGION").value_or("us-east-1"));
   S3Request request;
+  request.options = http_options(env);
   const std::string key = uri_encode_path(location.key);
   if (auto endpoint = non_empty(env, "AWS_ENDPOINT_URL_S3").value_or(non_empty(env, "AWS_ENDPOINT_URL").value_or(""));
       !endpoint.empty()) {
@@ -141,7 +148,6 @@ S3Request s3_request(const S3Location& location, bool sign, const Environment& e
   } else {
     request.url = "https://" + location.bucket + ".s3." + region + ".amazonaws.com/" + key;
   }
-  if (auto bundle = non_empty(env, "AWS_CA_BUNDLE")) request.options.ca_bundle = *bundle;
   if (!sign) return request;
 
   auto credentials = find_credentials(env);

@@ -53,6 +53,10 @@ struct S3Request {
 };
 S3Request s3_request(const S3Location& location, bool sign, const Environment& env);
 
+// Options any remote read takes from the environment: AWS_CA_BUNDLE, the
+// AWS tools' variable for trusting a private CA.
+HttpOptions http_options(const Environment& env);
+
 // Percent-encodes everything but RFC 3986's unreserved characters and '/'.
 std::string uri_encode_path(const std::string& path);
 
