@@ -237,7 +237,6 @@ class HttpSource final : public ByteSource {
 
   CURLcode perform(const std::string& range, Response& response) {
     HeaderList headers;
-    for (const auto& header : m_options.headers) headers.add(header);
     std::string user_password;
     if (!m_options.aws_sigv4.empty() && m_options.credentials) {
       std::vector<std::string> signed_headers;

@@ -12,8 +12,6 @@
 namespace h5ad_sizer::io {
 
 struct HttpOptions {
-  // Extra request headers ("Name: value").
-  std::vector<std::string> headers;
   // libcurl's AWS Signature V4 provider ("aws:amz:REGION:s3"); empty for
   // unsigned requests. Before each signed request `credentials` gives the
   // "key:secret" to sign with and any headers to sign along (the session
