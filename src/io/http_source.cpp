@@ -1,6 +1,6 @@
 #include "h5ad_sizer/io/http_source.hpp"
 
-#include <curl/curl.h>
+#include "curl_api.hpp"
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,11 +18,6 @@ namespace h5ad_sizer::io {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // One response, as the callbacks see it.
 struct Response {
@@ -90,15 +85,14 @@ class HttpSource final : public ByteSource {
  public:
   HttpSource(std::string url, std::string display_name, HttpOptions options)
       : m_url(std::move(url)), m_name(std::move(display_name)), m_options(std::move(options)) {
-    global_init();
-    m_curl = curl_easy_init();
+    m_curl = curl().easy_init();
     if (m_curl == nullptr) throw Error(ExitStatus::internal_error, "cannot initialise libcurl");
     m_random.seed(std::random_device{}());
     // The first request tells the size and brings the superblock and root
     // group, which every later read starts from.
     fetch(0, m_options.first_read_bytes);
   }
-  ~HttpSource() override { curl_easy_cleanup(m_curl); }
+  ~HttpSource() override { curl().easy_cleanup(m_curl); }
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
 
@@ -191,7 +185,7 @@ class HttpSource final : public ByteSource {
       std::string why;
       bool retry = false;
       if (code != CURLE_OK) {
-        why = curl_easy_strerror(code);
+        why = curl().easy_strerror(code);
         retry = retryable_curl(code);
       } else if (response.status == 206 && response.body.size() == expected_length(response, offset, length)) {
         return response;
@@ -231,8 +225,8 @@ class HttpSource final : public ByteSource {
   // A curl_slist owned for the length of one request.
   struct HeaderList {
     curl_slist* list = nullptr;
-    ~HeaderList() { curl_slist_free_all(list); }
-    void add(const std::string& header) { list = curl_slist_append(list, header.c_str()); }
+    ~HeaderList() { curl().slist_free_all(list); }
+    void add(const std::string& header) { list = curl().slist_append(list, header.c_str()); }
   };
 
   CURLcode perform(const std::string& range, Response& response) {
@@ -243,25 +237,25 @@ class HttpSource final : public ByteSource {
       m_options.credentials(user_password, signed_headers);
       for (const auto& header : signed_headers) headers.add(header);
     }
-    curl_easy_reset(m_curl);
-    curl_easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
-    curl_easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
-    curl_easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
-    curl_easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.request_timeout.count()));
-    curl_easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
-    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &response);
-    if (headers.list) curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, headers.list);
+    curl().easy_reset(m_curl);
+    curl().easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
+    curl().easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
+    curl().easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
+    curl().easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl().easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
+    curl().easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.request_timeout.count()));
+    curl().easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl().easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
+    curl().easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl().easy_setopt(m_curl, CURLOPT_WRITEDATA, &response);
+    if (headers.list) curl().easy_setopt(m_curl, CURLOPT_HTTPHEADER, headers.list);
     if (!m_options.aws_sigv4.empty()) {
-      curl_easy_setopt(m_curl, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
-      curl_easy_setopt(m_curl, CURLOPT_USERPWD, user_password.c_str());
+      curl().easy_setopt(m_curl, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
+      curl().easy_setopt(m_curl, CURLOPT_USERPWD, user_password.c_str());
     }
-    if (!m_options.ca_bundle.empty()) curl_easy_setopt(m_curl, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
-    return curl_easy_perform(m_curl);
+    if (!m_options.ca_bundle.empty()) curl().easy_setopt(m_curl, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
+    return curl().easy_perform(m_curl);
   }
 
   [[noreturn]] void fail(const std::string& why) const {

@@ -1,6 +1,6 @@
 #include "h5ad_sizer/io/s3.hpp"
 
-#include <curl/curl.h>
+#include "curl_api.hpp"
 
 #include <cstdlib>
 #include <ctime>
@@ -36,22 +36,23 @@ std::optional<std::chrono::system_clock::time_point> parse_iso8601(const std::st
 // GETs the container credentials endpoint (ECS task role, AWS Batch job role).
 AwsCredentials fetch_container_credentials(const std::string& url,
                                            const std::optional<std::string>& token) {
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+  const CurlApi& api = curl();
+  std::unique_ptr<CURL, decltype(api.easy_cleanup)> handle(api.easy_init(), api.easy_cleanup);
   std::string body;
   curl_slist* headers = nullptr;
-  if (token) headers = curl_slist_append(headers, ("Authorization: " + *token).c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, 5000L);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
-  if (headers) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers);
-  const CURLcode code = curl_easy_perform(curl.get());
-  curl_slist_free_all(headers);
+  if (token) headers = api.slist_append(headers, ("Authorization: " + *token).c_str());
+  api.easy_setopt(handle.get(), CURLOPT_URL, url.c_str());
+  api.easy_setopt(handle.get(), CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(handle.get(), CURLOPT_TIMEOUT_MS, 5000L);
+  api.easy_setopt(handle.get(), CURLOPT_WRITEFUNCTION, collect);
+  api.easy_setopt(handle.get(), CURLOPT_WRITEDATA, &body);
+  if (headers) api.easy_setopt(handle.get(), CURLOPT_HTTPHEADER, headers);
+  const CURLcode code = api.easy_perform(handle.get());
+  api.slist_free_all(headers);
   long status = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
+  api.easy_getinfo(handle.get(), CURLINFO_RESPONSE_CODE, &status);
   const std::string where = "container credentials endpoint";
-  if (code != CURLE_OK) throw_unreadable(where + ": " + curl_easy_strerror(code));
+  if (code != CURLE_OK) throw_unreadable(where + ": " + api.easy_strerror(code));
   if (status != 200) throw_unreadable(where + ": HTTP " + std::to_string(status));
   try {
     const auto doc = nlohmann::json::parse(body);

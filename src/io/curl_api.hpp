@@ -1,0 +1,28 @@
+#pragma once
+
+#include <curl/curl.h>
+
+// libcurl, loaded on first use rather than linked: its shared library brings
+// OpenSSL, GnuTLS, Kerberos, LDAP and more, whose symbol relocation costs a
+// local run more than its whole metadata walk (docs/benchmark.md). Only
+// remote paths pay for it.
+namespace h5ad_sizer::io {
+
+struct CurlApi {
+  decltype(&curl_global_init) global_init;
+  decltype(&curl_easy_init) easy_init;
+  decltype(&curl_easy_cleanup) easy_cleanup;
+  decltype(&curl_easy_reset) easy_reset;
+  decltype(&curl_easy_setopt) easy_setopt;
+  decltype(&curl_easy_perform) easy_perform;
+  decltype(&curl_easy_getinfo) easy_getinfo;
+  decltype(&curl_easy_strerror) easy_strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+};
+
+// Loads libcurl.so.4 and initialises it, once. Throws Error(usage_error)
+// when the library is not installed.
+const CurlApi& curl();
+
+}  // namespace h5ad_sizer::io
