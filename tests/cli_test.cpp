@@ -218,6 +218,19 @@ TEST(CliBuckets, PrintsTheTableAndRejectsBadOnes) {
   EXPECT_NE(bad.err.find("missing field \"buckets\""), std::string::npos) << bad.err;
 }
 
+// Start-up is most of a local run: the binary must not pull in libcurl's
+// TLS/Kerberos/LDAP chain (libcurl is opened only for URLs).
+TEST(Cli, LocalRunsLoadNoNetworkLibraries) {
+  testing::ScopedTempDir dir;
+  const std::string listing = dir.file("ldd");
+  ASSERT_EQ(std::system(("ldd " + testing::shell_quote(H5AD_SIZER_BINARY) + " >" + listing).c_str()), 0);
+  const std::string libraries = testing::read_text(listing);
+  EXPECT_NE(libraries.find("libc.so"), std::string::npos) << libraries;
+  for (const char* network : {"libcurl", "libssl", "libgnutls", "libkrb5", "libldap"}) {
+    EXPECT_EQ(libraries.find(network), std::string::npos) << network << "\n" << libraries;
+  }
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"--version"}, {"size", "--help"}, {"inspect", "--help"}}) {
