@@ -61,7 +61,7 @@ TEST(CliSize, PrintsExactlyOneJsonObjectWithTheContractFields) {
   bool has_counts = false;
   for (const json& element : dataset["elements"]) {
     for (const char* key : {"path", "encoding", "dtype", "shape", "nnz", "stored_bytes",
-                            "loaded_bytes", "transient_bytes", "io_transient_bytes",
+                            "stored_bytes_exact", "loaded_bytes", "transient_bytes", "io_transient_bytes",
                             "buffer_transient_bytes"}) {
       EXPECT_TRUE(element.contains(key)) << key;
     }
@@ -204,6 +204,16 @@ TEST(CliInspect, TableEndsWithTotalAndJsonHasTheTree) {
   const json doc = json::parse(tree.out);
   EXPECT_EQ(doc["elements"][0]["path"], "/X");
   EXPECT_EQ(doc["elements"][0]["children"].size(), 3u);
+  // inspect walks the chunk indexes: exact compressed bytes, adding up to
+  // the file; size settles for the object headers.
+  EXPECT_EQ(doc["stored_bytes_exact"], true);
+  EXPECT_EQ(doc["stored_total_bytes"].get<std::uint64_t>() + doc["unattributed_bytes"].get<std::uint64_t>(),
+            doc["file_bytes"].get<std::uint64_t>());
+  const json sized = json::parse(run_tool({"size", data_file("example.h5ad")}).out)["dataset"];
+  EXPECT_EQ(sized["stored_bytes_exact"], false);
+  EXPECT_EQ(sized["X"]["stored_bytes_exact"], false);
+  EXPECT_LT(doc["elements"][0]["stored_bytes"].get<std::uint64_t>(),
+            sized["X"]["stored_bytes"].get<std::uint64_t>());
 }
 
 TEST(CliBuckets, PrintsTheTableAndRejectsBadOnes) {

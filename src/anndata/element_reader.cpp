@@ -83,7 +83,7 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
 
 h5::DatasetInfo ElementReader::describe(hid_t dataset) {
   ++m_datasets_read;
-  return h5::describe_dataset(dataset);
+  return h5::describe_dataset(dataset, m_storage);
 }
 
 Element ElementReader::read(hid_t parent, const std::string& name, const std::string& path) {
@@ -195,6 +195,7 @@ Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
     element.path = path;
     element.encoding = "null";
     element.stored_bytes = info.stored_bytes;
+    element.stored_bytes_exact = info.stored_bytes_exact;
     return element;
   }
   if (encoding.empty()) {
@@ -220,6 +221,7 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
   element.shape = info.dims;
   element.nnz = info.elements;
   element.stored_bytes = info.stored_bytes;
+  element.stored_bytes_exact = info.stored_bytes_exact;
   const auto& type = info.type;
   switch (type.type_class) {
     case h5::TypeClass::vlen_string:
@@ -240,6 +242,7 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
       element.sum_children(records_transient(element.children), read_costs::dataset(info),
                            records_buffer_transient(info));
       element.stored_bytes = info.stored_bytes;
+      element.stored_bytes_exact = info.stored_bytes_exact;
       break;
     }
     case h5::TypeClass::reference:
@@ -320,6 +323,7 @@ std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::str
                                ? stored_left
                                : info.stored_bytes / type.size * member.size;
     stored_left -= std::min(stored_left, element.stored_bytes);
+    element.stored_bytes_exact = info.stored_bytes_exact;
 
     const bool text = member.type_class == h5::TypeClass::vlen_string ||
                       member.type_class == h5::TypeClass::fixed_string;

@@ -30,8 +30,9 @@ std::uint64_t rows_of(const Element& element) {
 
 class AnnDataReader {
  public:
-  AnnDataReader(const OpenedSource& source, const h5::SampleLimits& limits)
-      : m_root(source.file.get()), m_elements(source.display_name, limits) {
+  AnnDataReader(const OpenedSource& source, const ReadOptions& options)
+      : m_root(source.file.get()),
+        m_elements(source.display_name, options.strings, options.storage) {
     m_report.source = source.display_name;
     m_report.file_bytes = source.file_bytes;
   }
@@ -210,9 +211,9 @@ class AnnDataReader {
 
 }  // namespace
 
-Report read_anndata(const OpenedSource& source, const h5::SampleLimits& limits) {
+Report read_anndata(const OpenedSource& source, const ReadOptions& options) {
   try {
-    return AnnDataReader(source, limits).read();
+    return AnnDataReader(source, options).read();
   } catch (const h5::Failure& failure) {
     // Failures inside elements already name them; what is left is the root.
     throw Error(ExitStatus::invalid_h5ad, source.display_name + ": /: " + failure.what());

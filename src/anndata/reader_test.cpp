@@ -57,6 +57,40 @@ TEST(Reader, DenseXIsElementsTimesItemsize) {
   EXPECT_EQ(x.stored_bytes, 40u * 30 * 4);  // uncompressed, contiguous
 }
 
+Report read_fixture_headers_only(const std::string& name) {
+  ReadOptions options;
+  options.storage = h5::StorageDetail::object_header;
+  return read_anndata(open_source(testing::data_file(name)), options);
+}
+
+TEST(Reader, ObjectHeadersGiveChunkedStorageBeforeCompression) {
+  const Report exact = read_fixture("example.h5ad");  // gzip-compressed chunks
+  const Report headers = read_fixture_headers_only("example.h5ad");
+  const Element& x_exact = element(exact, "/X");
+  const Element& x_headers = element(headers, "/X");
+  EXPECT_TRUE(x_exact.stored_bytes_exact);
+  EXPECT_FALSE(x_headers.stored_bytes_exact);
+  EXPECT_FALSE(headers.stored_bytes_exact());
+  EXPECT_TRUE(exact.stored_bytes_exact());
+  // One chunk per array here: its full size, as the header declares it.
+  EXPECT_EQ(x_headers.stored_bytes, 2000u * 4 + 2000u * 4 + 201u * 4);
+  EXPECT_LT(x_exact.stored_bytes, x_headers.stored_bytes);
+}
+
+TEST(Reader, ObjectHeadersHoldContiguousSizes) {
+  const Element& x = element(read_fixture_headers_only("dense.h5ad"), "/X");
+  EXPECT_TRUE(x.stored_bytes_exact);
+  EXPECT_EQ(x.stored_bytes, 40u * 30 * 4);
+}
+
+TEST(Reader, ObjectHeadersAgreeWithTheIndexForUncompressedChunks) {
+  const Report exact = read_fixture("legacy.h5ad");  // chunked, no filters
+  const Report headers = read_fixture_headers_only("legacy.h5ad");
+  for (const char* path : {"/X", "/raw.X"}) {
+    EXPECT_EQ(element(headers, path).stored_bytes, element(exact, path).stored_bytes) << path;
+  }
+}
+
 TEST(Reader, SparseIsDataPlusIndicesPlusIndptrInTheirOwnDtypes) {
   const Report report = read_fixture("example.h5ad");
   const Element& x = element(report, "/X");

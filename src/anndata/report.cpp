@@ -21,6 +21,7 @@ const char* layout_name(Layout layout) {
 void Element::sum_children(std::uint64_t own_transient, std::uint64_t own_io_transient,
                            std::uint64_t own_buffer_transient) {
   stored_bytes = 0;
+  stored_bytes_exact = true;
   loaded_bytes = 0;
   transient_bytes = own_transient;
   io_transient_bytes = own_io_transient;
@@ -30,6 +31,7 @@ void Element::sum_children(std::uint64_t own_transient, std::uint64_t own_io_tra
     io_transient_bytes = std::max(io_transient_bytes, child.io_transient_bytes);
     buffer_transient_bytes = std::max(buffer_transient_bytes, child.buffer_transient_bytes);
     stored_bytes = checked_add(stored_bytes, child.stored_bytes);
+    stored_bytes_exact = stored_bytes_exact && child.stored_bytes_exact;
     loaded_bytes = checked_add(loaded_bytes, child.loaded_bytes);
   }
 }
@@ -45,6 +47,11 @@ std::uint64_t Report::stored_total() const {
   std::uint64_t total = 0;
   for (const Element& element : elements) total = checked_add(total, element.stored_bytes);
   return total;
+}
+
+bool Report::stored_bytes_exact() const {
+  return std::all_of(elements.begin(), elements.end(),
+                     [](const Element& element) { return element.stored_bytes_exact; });
 }
 
 std::uint64_t Report::final_total() const {

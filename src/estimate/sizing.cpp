@@ -67,7 +67,11 @@ Sizing size_dataset(const SizeRequest& request) {
                 sizing.table.origin + ")");
   }
   OpenedSource source = open_source(request.location, request.source);
-  sizing.report = read_anndata(source);
+  // Object headers only: the chunk indexes would cost a request per node
+  // over HTTP, for stored bytes the estimate does not use.
+  ReadOptions read_options;
+  read_options.storage = h5::StorageDetail::object_header;
+  sizing.report = read_anndata(source, read_options);
   sizing.io = source.bytes->stats();
   try {
     sizing.estimate = estimate_memory(sizing.report, sizing.table.profile);

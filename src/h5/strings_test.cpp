@@ -22,7 +22,7 @@ void write_strings(const std::string& path, const std::vector<std::string>& stri
 StringSample sample_file(const std::string& path, const SampleLimits& limits) {
   Handle file(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"));
   Handle dataset(check(H5Dopen2(file.get(), "s", H5P_DEFAULT), "open dataset"));
-  return sample_strings(dataset.get(), describe_dataset(dataset.get()), "", limits);
+  return sample_strings(dataset.get(), describe_dataset(dataset.get(), StorageDetail::chunk_index), "", limits);
 }
 
 TEST(SampleIndices, ReadsEverythingWhenSmallAndSpreadRunsWhenLarge) {

@@ -127,7 +127,7 @@ TypeInfo describe_type(hid_t type) {
   }
 }
 
-DatasetInfo describe_dataset(hid_t dataset) {
+DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage) {
   DatasetInfo info;
   Handle type(check(H5Dget_type(dataset), "reading the datatype"));
   info.type = describe_type(type.get());
@@ -145,12 +145,9 @@ DatasetInfo describe_dataset(hid_t dataset) {
     info.elements = 1;
     for (auto d : info.dims) info.elements = checked_mul(info.elements, d);
   }
-  // Storage size is 0 both for "nothing written" and for an error; HDF5 gives
-  // no way to tell them apart, and both mean no bytes in the file.
-  info.stored_bytes = H5Dget_storage_size(dataset);
-
   Handle plist(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   info.chunked = H5Pget_layout(plist.get()) == H5D_CHUNKED;
+  std::uint64_t chunk_elements = 1;
   if (info.chunked && !info.dims.empty()) {
     std::vector<hsize_t> chunk(info.dims.size());
     const int rank = check(H5Pget_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()),
@@ -159,7 +156,17 @@ DatasetInfo describe_dataset(hid_t dataset) {
     for (std::size_t d = 0; d < info.dims.size() && d < static_cast<std::size_t>(rank); ++d) {
       if (chunk[d] == 0) fail("chunk dimension 0");
       info.chunks = checked_mul(info.chunks, (info.dims[d] + chunk[d] - 1) / chunk[d]);
+      chunk_elements = checked_mul(chunk_elements, chunk[d]);
     }
+  }
+  if (info.chunked && storage == StorageDetail::object_header) {
+    info.stored_bytes = checked_mul(checked_mul(info.chunks, chunk_elements), info.type.size);
+    info.stored_bytes_exact = false;
+  } else {
+    // Storage size is 0 both for "nothing written" and for an error; HDF5
+    // gives no way to tell them apart, and both mean no bytes in the file.
+    // Contiguous and compact layouts keep it in the header: no extra read.
+    info.stored_bytes = H5Dget_storage_size(dataset);
   }
   const int filters = check(H5Pget_nfilters(plist.get()), "reading the filters");
   info.compressed = filters > 0;

@@ -15,6 +15,7 @@ ordered_json element_json(const Element& element, bool tree) {
   out["shape"] = element.shape;
   out["nnz"] = element.nnz;
   out["stored_bytes"] = element.stored_bytes;
+  out["stored_bytes_exact"] = element.stored_bytes_exact;
   out["loaded_bytes"] = element.loaded_bytes;
   out["transient_bytes"] = element.transient_bytes;
   out["io_transient_bytes"] = element.io_transient_bytes;
@@ -32,13 +33,14 @@ ordered_json matrix_json(const Element* matrix, bool absent_as_null) {
   if (matrix == nullptr) {
     if (absent_as_null) return nullptr;
     return {{"encoding", "none"}, {"dtype", nullptr}, {"shape", nullptr}, {"nnz", 0},
-            {"stored_bytes", 0}, {"loaded_bytes", 0}};
+            {"stored_bytes", 0}, {"stored_bytes_exact", true}, {"loaded_bytes", 0}};
   }
   return {{"encoding", matrix->encoding},
           {"dtype", matrix->dtype.empty() ? ordered_json(nullptr) : ordered_json(matrix->dtype)},
           {"shape", matrix->shape},
           {"nnz", matrix->nnz},
           {"stored_bytes", matrix->stored_bytes},
+          {"stored_bytes_exact", matrix->stored_bytes_exact},
           {"loaded_bytes", matrix->loaded_bytes}};
 }
 
@@ -75,6 +77,7 @@ ordered_json dataset_json(const Report& report, bool tree) {
   out["elements"] = std::move(elements);
   out["keys"] = report.keys;
   out["stored_total_bytes"] = report.stored_total();
+  out["stored_bytes_exact"] = report.stored_bytes_exact();
   out["unattributed_bytes"] = report.unattributed_bytes();
   // How loaded_bytes (the peak) is made up: final + the largest transient of
   // each pool + the read overhead.

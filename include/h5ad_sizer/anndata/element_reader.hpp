@@ -20,8 +20,9 @@ namespace h5ad_sizer {
 // are the exception to "metadata only": their lengths are sampled.
 class ElementReader {
  public:
-  explicit ElementReader(std::string source, h5::SampleLimits limits = {})
-      : m_source(std::move(source)), m_limits(limits) {}
+  explicit ElementReader(std::string source, h5::SampleLimits limits = {},
+                         h5::StorageDetail storage = h5::StorageDetail::chunk_index)
+      : m_source(std::move(source)), m_limits(limits), m_storage(storage) {}
 
   // Reads the child `name` of `parent`, which lives at `path`. An element that
   // is not an AnnData encoding is still counted (its datasets' bytes) with a
@@ -81,6 +82,7 @@ class ElementReader {
 
   std::string m_source;
   h5::SampleLimits m_limits;
+  h5::StorageDetail m_storage;
   // Objects on the path from the root to the element being read: a link
   // back to one of them is a cycle.
   std::set<std::string> m_open_objects;

@@ -10,9 +10,16 @@ namespace h5ad_sizer {
 // that is not AnnData at all.
 Layout detect_layout(hid_t root, const std::string& source);
 
+struct ReadOptions {
+  h5::SampleLimits strings;
+  // Exact by default; `size` settles for object headers so that a remote
+  // read costs the same few requests however large the data.
+  h5::StorageDetail storage = h5::StorageDetail::chunk_index;
+};
+
 // Reads the whole AnnData tree of an open file into a Report, from metadata
 // and a bounded sample of string lengths. Throws Error (invalid_h5ad) naming
 // the file and element for anything anndata itself could not read.
-Report read_anndata(const OpenedSource& source, const h5::SampleLimits& limits = {});
+Report read_anndata(const OpenedSource& source, const ReadOptions& options = {});
 
 }  // namespace h5ad_sizer

@@ -27,6 +27,9 @@ struct Element {
   std::vector<std::uint64_t> shape;
   std::uint64_t nnz = 0;  // stored values: len(data) for sparse, elements for dense
   std::uint64_t stored_bytes = 0;  // bytes the file allocates (compressed)
+  // False when some chunked dataset's stored bytes come from its object
+  // header, not its chunk index (h5::StorageDetail).
+  bool stored_bytes_exact = true;
   std::uint64_t loaded_bytes = 0;  // bytes it holds in memory after read_h5ad
   // The most memory that reading it needs at one moment beyond loaded_bytes,
   // in three pools that do not share freed memory (docs/memory-model.md):
@@ -71,6 +74,8 @@ struct Report {
 
   const Element* find(std::string_view path) const;
   std::uint64_t stored_total() const;
+  // Whether every element's stored bytes are exact (see Element).
+  bool stored_bytes_exact() const;
   // Memory after the read: every element's loaded_bytes.
   std::uint64_t final_total() const;
   // The top-level element whose read needs the most transient memory of

@@ -40,6 +40,9 @@ struct DatasetInfo {
   std::vector<std::uint64_t> dims;  // empty for a scalar
   std::uint64_t elements = 0;   // product of dims (1 for a scalar), overflow-checked
   std::uint64_t stored_bytes = 0;   // bytes allocated in the file (compressed size)
+  // False when stored_bytes is the header's figure for a chunked dataset
+  // (all chunks at full size, before filters) rather than the chunk index's.
+  bool stored_bytes_exact = true;
   bool chunked = false;
   std::uint64_t chunks = 0;  // chunks covering the dataspace (0 unless chunked)
   bool compressed = false;
@@ -48,7 +51,16 @@ struct DatasetInfo {
   std::vector<int> unavailable_filters;
 };
 
+// How a chunked dataset's stored bytes are found. The exact figure sums the
+// chunk index, whose nodes lie scattered through the data and grow with it:
+// over HTTP that is a request per node. The object header alone gives the
+// space of a fully written dataset before compression.
+enum class StorageDetail {
+  object_header,  // chunks x chunk bytes; stored_bytes_exact = false
+  chunk_index,    // H5Dget_storage_size: walks the chunk index
+};
+
 TypeInfo describe_type(hid_t type);
-DatasetInfo describe_dataset(hid_t dataset);
+DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage);
 
 }  // namespace h5ad_sizer::h5
