@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Requests, bytes and time to size a file behind HTTP: `h5ad-sizer size URL`
 against `h5ls --vfd=ros3 -r URL` (HDF5 1.10.8's S3 driver), in the same run,
-on the ~300 MB benchmark file and on the same structure at 10x the data.
+on the ~300 MB benchmark file, on the same structure at 10x the data, and on
+a file shaped like a CELLxGENE dataset (bench/make_cxg_like.py: ~130 HDF5
+objects, gzip).
 
     /usr/bin/python3 bench/remote.py [--tool build/h5ad-sizer] [--latency-ms 30]
 
@@ -22,6 +24,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "out")
 SIZES = {"1x": (100_000, 20_000, 180), "10x": (1_000_000, 20_000, 180)}
+# Beside the synthetic pair: many more, smaller objects, as real datasets have.
+CXG_LIKE = ("cxg-like", "cxg_like.h5ad", 20_000)
 
 
 def free_port():
@@ -90,6 +94,12 @@ def main():
             os.makedirs(OUT, exist_ok=True)
             subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_sparse_h5ad.py"), path, str(n_obs),
                             str(n_vars), str(per_row)], check=True)
+    files = [(label, f"sparse_{label}.h5ad") for label in SIZES]
+    cxg_label, cxg_name, cxg_obs = CXG_LIKE
+    if not os.path.exists(os.path.join(OUT, cxg_name)):
+        subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_cxg_like.py"), os.path.join(OUT, cxg_name),
+                        str(cxg_obs)], check=True)
+    files.append((cxg_label, cxg_name))
     tmp = tempfile.mkdtemp(prefix="h5ad-remote-")
     servers = []
     try:
@@ -102,8 +112,7 @@ def main():
         print(f"Latency added per request: {a.latency_ms} ms\n")
         print("| data | file | tool | requests | bytes read | seconds | methods |")
         print("|---|---|---|---:|---:|---:|---|")
-        for label in SIZES:
-            name = f"sparse_{label}.h5ad"
+        for label, name in files:
             url = f"http://127.0.0.1:{port}/{name}"
             size = os.path.getsize(os.path.join(OUT, name))
             for tool, cmd in [("h5ad-sizer size", [a.tool, "size", url]),

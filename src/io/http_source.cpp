@@ -103,6 +103,10 @@ class HttpSource final : public ByteSource {
     const std::uint64_t block = m_options.block_bytes;
     const std::uint64_t first = offset / block;
     const std::uint64_t last = (offset + length - 1) / block;
+    // A missed read also brings what follows it: HDF5 reads a global heap
+    // collection or an object header in pieces, its first 4 KiB and then the
+    // rest, and the next object is usually close by.
+    const std::uint64_t wanted_last = (offset + length - 1 + m_options.miss_lookahead_bytes) / block;
     for (std::uint64_t b = first; b <= last;) {
       if (m_blocks.count(b) > 0) {
         ++b;
@@ -118,6 +122,7 @@ class HttpSource final : public ByteSource {
                                                    m_options.max_read_ahead_bytes)
                          : block;
       bytes = std::max(bytes, m_read_ahead);
+      bytes = std::max<std::uint64_t>(bytes, (wanted_last - b + 1) * block);
       // Stop the read-ahead at the first block we already hold.
       std::uint64_t stop = start_byte + bytes;
       for (std::uint64_t c = end + 1; c * block < stop; ++c) {

@@ -32,7 +32,10 @@ struct StringSample {
 
 struct SampleLimits {
   std::size_t max_strings = 1024;              // spread over runs through the dataset
-  std::size_t runs = 8;                         // contiguous runs: few chunks to decompress
+  // Contiguous runs, spread from the first element to the last. Each run is
+  // a read (a request over HTTP, a chunk to decompress); two see both ends
+  // of an index, where numbered names are shortest and longest.
+  std::size_t runs = 2;
   std::size_t texts_with_lengths = 64;          // text read when lengths come from references
   std::size_t max_string_bytes = 1u << 20;      // a longer string is measured, not copied
   std::size_t max_total_bytes = 16u << 20;      // memory for one sample, all strings

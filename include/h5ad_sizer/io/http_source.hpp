@@ -25,15 +25,17 @@ struct HttpOptions {
   int max_attempts = 5;                              // per request, for retryable failures
   std::chrono::milliseconds first_backoff{200};      // doubled each retry, with jitter
   std::size_t block_bytes = 64 * 1024;               // cache granule
-  std::size_t first_read_bytes = 1024 * 1024;        // the first request (superblock, root)
+  std::size_t first_read_bytes = 256 * 1024;         // the first request (superblock, root)
+  std::size_t miss_lookahead_bytes = 64 * 1024;      // fetched past the end of a missed read
   std::size_t max_read_ahead_bytes = 8 * 1024 * 1024;
 };
 
 // A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
 // presigned GET URL refuses it): the first GET's Content-Range gives the
-// size. Reads go through a block cache; a read that continues the previous
-// one doubles the read-ahead, so a sequential scan costs few requests, and
-// adjacent missing blocks are fetched in one request. Retries 5xx, 429,
+// size. Reads go through a block cache; a missed read brings the block after
+// it too, a read that continues the previous one doubles the read-ahead, so a
+// sequential scan costs few requests, and adjacent missing blocks are fetched
+// in one request. Retries 5xx, 429,
 // timeouts and resets with exponential backoff and jitter; 403 and 404 are
 // final. A server that ignores Range is refused, never downloaded.
 //
