@@ -2,17 +2,15 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "test_support.hpp"
 
@@ -94,26 +92,12 @@ class NginxServer {
         << "    }\n"
         << "  }\n"
         << "}\n";
-    m_pid = ::fork();
-    if (m_pid == 0) {
-      ::execl("/usr/sbin/nginx", "nginx", "-p", prefix.c_str(), "-e", m_dir.file("error.log").c_str(),
-              "-c", m_dir.file("nginx.conf").c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!accepts_connections(m_http_port) || !accepts_connections(m_https_port)) {
-      int status = 0;
-      if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
-        throw std::runtime_error("nginx exited: " + read_text(m_dir.file("error.log")));
-      }
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("nginx did not start");
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  ~NginxServer() {
-    ::kill(m_pid, SIGTERM);
-    int status = 0;
-    ::waitpid(m_pid, &status, 0);
+    m_process = std::make_unique<ChildProcess>(std::vector<std::string>{
+        "/usr/sbin/nginx", "-p", prefix, "-e", m_dir.file("error.log"), "-c", m_dir.file("nginx.conf")});
+    m_process->wait_until(
+        [this] { return accepts_connections(m_http_port) && accepts_connections(m_https_port); },
+        std::chrono::seconds(10), "nginx",
+        [this] { return "nginx exited: " + read_text(m_dir.file("error.log")); });
   }
   NginxServer(const NginxServer&) = delete;
   NginxServer& operator=(const NginxServer&) = delete;
@@ -132,7 +116,7 @@ class NginxServer {
   ScopedTempDir m_dir;
   int m_http_port = 0;
   int m_https_port = 0;
-  pid_t m_pid = -1;
+  std::unique_ptr<ChildProcess> m_process;  // after m_dir: stopped before it is removed
 };
 
 }  // namespace h5ad_sizer::testing

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace h5ad_sizer::testing {
@@ -57,6 +60,47 @@ class ScopedTempDir {
 
  private:
   std::filesystem::path m_path;
+};
+
+// A server the test starts: `args` run with execvp, stopped with SIGTERM
+// (and reaped) when the object goes.
+class ChildProcess {
+ public:
+  explicit ChildProcess(std::vector<std::string> args) {
+    m_pid = ::fork();
+    if (m_pid < 0) throw std::runtime_error("fork failed");
+    if (m_pid == 0) {
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~ChildProcess() {
+    ::kill(m_pid, SIGTERM);
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Polls `ready` until it holds; throws `describe_exit()` if the process
+  // ends first, or "NAME did not start" after `timeout`.
+  template <typename Ready, typename DescribeExit>
+  void wait_until(Ready ready, std::chrono::milliseconds timeout, const std::string& name,
+                  DescribeExit describe_exit) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!ready()) {
+      int status = 0;
+      if (::waitpid(m_pid, &status, WNOHANG) == m_pid) throw std::runtime_error(describe_exit());
+      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error(name + " did not start");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  pid_t m_pid = -1;
 };
 
 struct CommandResult {
