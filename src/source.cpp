@@ -55,16 +55,22 @@ OpenedSource open_source(const std::string& location, const SourceOptions& optio
     const io::S3Location object = io::parse_s3_url(location);
     const io::S3Request request =
         io::s3_request(object, options.sign_requests, io::process_environment());
+    io::HttpOptions http = request.options;
+    http.deadline = options.deadline;
     source.display_name = location;
-    source.bytes = io::open_http(request.url, source.display_name, request.options);
+    source.bytes = io::open_http(request.url, source.display_name, http);
   } else if (is_http_url(location)) {
+    io::HttpOptions http = io::http_options(io::process_environment());
+    http.deadline = options.deadline;
     source.display_name = io::redact_url(location);
-    source.bytes = io::open_http(location, source.display_name,
-                                 io::http_options(io::process_environment()));
+    source.bytes = io::open_http(location, source.display_name, http);
   } else {
     require_readable_file(location);
     source.display_name = location;
     source.bytes = io::open_local_file(location);
+  }
+  if (options.deadline) {
+    source.bytes = io::with_deadline(std::move(source.bytes), *options.deadline, source.display_name);
   }
   const std::string& name = source.display_name;
   source.file_bytes = source.bytes->size();

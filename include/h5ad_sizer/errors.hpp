@@ -14,7 +14,13 @@ enum class ExitStatus : int {
   input_unreadable = 3, // missing, permission denied, a directory, remote 403/404
   invalid_h5ad = 4,     // not HDF5, not AnnData, truncated or inconsistent
   overflow = 5,         // the estimate exceeds the largest bucket under --strict
+  not_delivered = 6,    // the result could not be handed to Step Functions or the Lambda Runtime API
 };
+
+// The error name a state machine's Retry and Catch match, one per exit
+// status ("H5adSizer.InvalidFile"): SendTaskFailure's `error` and a Lambda
+// invocation's `errorType`. Part of the contract like the statuses.
+const char* error_name(ExitStatus status);
 
 // The one exception type the tool lets reach `main`. Its message is a single
 // line that already names the file and the element it concerns.

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "h5ad_sizer/h5/handle.hpp"
@@ -23,6 +24,8 @@ struct OpenedSource {
 struct SourceOptions {
   // Sign S3 requests (false: --no-sign-request, for public buckets).
   bool sign_requests = true;
+  // Stop reading at this point in time (exit 3, "time limit reached").
+  std::optional<io::Deadline> deadline;
 };
 
 // Opens `location`: s3://BUCKET/KEY (signed with AWS Signature V4, see

@@ -168,6 +168,10 @@ BucketTable load_bucket_table(const std::optional<std::string>& path) {
   } else if (const char* env = std::getenv("H5AD_SIZER_BUCKETS"); env && *env) {
     file = env;
     origin = std::string(env) + " (from H5AD_SIZER_BUCKETS)";
+  } else if (const char* inline_table = std::getenv("H5AD_SIZER_BUCKETS_JSON"); inline_table && *inline_table) {
+    // The table itself, for Lambda functions and Batch jobs whose
+    // configuration is environment variables rather than files.
+    return parse_bucket_table(inline_table, "H5AD_SIZER_BUCKETS_JSON");
   } else {
     return default_bucket_table();
   }

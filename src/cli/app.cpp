@@ -4,31 +4,26 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
 
+#include "cli/failure.hpp"
+#include "cli/handoff.hpp"
+#include "cli/lambda.hpp"
+#include "cli/size_command.hpp"
 #include "h5ad_sizer/anndata/reader.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/errors.hpp"
-#include "h5ad_sizer/estimate/sizing.hpp"
+#include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/render/json_report.hpp"
 #include "h5ad_sizer/render/table_report.hpp"
-#include "h5ad_sizer/render/units.hpp"
 #include "h5ad_sizer/source.hpp"
 
 namespace h5ad_sizer::cli {
 namespace {
-
-struct SizeOptions {
-  std::string path;
-  std::optional<std::string> buckets;
-  std::optional<std::string> profile;
-  std::size_t min_bucket = 1;
-  bool strict = false;
-  bool stats = false;
-  bool no_sign_request = false;
-};
 
 struct InspectOptions {
   std::string path;
@@ -40,24 +35,27 @@ struct BucketsOptions {
   std::optional<std::string> buckets;
 };
 
-int run_size(const SizeOptions& options) {
-  const Sizing sizing = size_dataset({options.path, options.buckets, options.profile,
-                                      options.min_bucket, {!options.no_sign_request}});
-  if (sizing.choice.overflow) {
-    const Bucket& largest = sizing.table.buckets.back();
-    const std::string message =
-        options.path + ": needs " + human_bytes(sizing.estimate.required_bytes) + " (profile " +
-        sizing.estimate.profile.name + "), more than the largest bucket '" + largest.name +
-        "' (" + std::to_string(largest.memory_mib) + " MiB)";
-    if (options.strict) throw Error(ExitStatus::overflow, message);
-    spdlog::warn("{}; choosing it anyway", message);
+// Where `size` hands its result besides stdout: the Step Functions task
+// that waits for it.
+struct TaskOptions {
+  std::string token;  // --task-token, else $TASK_TOKEN
+  bool ignore = false;  // --no-task-token
+
+  std::optional<std::string> effective() const {
+    if (ignore || token.empty()) return std::nullopt;
+    return token;
   }
-  std::cout << sizing_json(sizing, options.stats).dump(2) << '\n';
+};
+
+int run_size(const SizeOptions& options, const TaskOptions& task) {
+  const auto document = size_document(options);
+  if (const auto token = task.effective()) deliver_success(*token, document);
+  std::cout << document.dump(2) << '\n';
   return 0;
 }
 
 int run_inspect(const InspectOptions& options) {
-  const OpenedSource source = open_source(options.path, {!options.no_sign_request});
+  const OpenedSource source = open_source(options.path, {!options.no_sign_request, std::nullopt});
   const Report report = read_anndata(source);
   if (options.json) {
     std::cout << dataset_json(report, /*tree=*/true).dump(2) << '\n';
@@ -81,6 +79,35 @@ void configure_logging(bool verbose) {
   spdlog::set_default_logger(logger);
 }
 
+// The task token of a `size` command line that did not parse: a state
+// machine waiting on it must still learn that the job failed.
+std::optional<std::string> token_of_unparsed(int argc, char** argv) {
+  bool size = false;
+  std::optional<std::string> token;
+  if (const char* env = std::getenv("TASK_TOKEN"); env && *env) token = env;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "size") size = true;
+    if (arg == "--no-task-token") return std::nullopt;
+    if (arg == "--task-token" && i + 1 < argc) token = argv[i + 1];
+    if (arg.rfind("--task-token=", 0) == 0) token = arg.substr(std::strlen("--task-token="));
+  }
+  return size ? token : std::nullopt;
+}
+
+// Reports a failure to the waiting task, if any. Returns the exit status:
+// the failure's, or not_delivered when the report did not get through.
+int hand_over_failure(const std::optional<std::string>& token, const Failure& failure) {
+  if (!token || failure.status == ExitStatus::not_delivered) return static_cast<int>(failure.status);
+  try {
+    deliver_failure(*token, failure.status, failure.message);
+  } catch (...) {
+    print_failure(current_failure());
+    return static_cast<int>(ExitStatus::not_delivered);
+  }
+  return static_cast<int>(failure.status);
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -94,22 +121,35 @@ int run(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
 
   SizeOptions size;
+  TaskOptions task;
   auto* size_command = app.add_subcommand(
       "size", "Estimate memory and print the job definition as JSON (for Step Functions)");
   const char* path_help = "The .h5ad file: a path, s3://BUCKET/KEY, or an http(s):// URL";
   const char* no_sign_help = "Read s3:// objects anonymously (public buckets)";
-  size_command->add_option("PATH", size.path, path_help)->required();
+  size_command->add_option("PATH", size.path, std::string(path_help) + "; default: $DATASET_URI")
+      ->envname("DATASET_URI")
+      ->required();
   size_command->add_flag("--no-sign-request", size.no_sign_request, no_sign_help);
   size_command->add_option("--buckets", size.buckets,
-                           "Bucket table (JSON); default: $H5AD_SIZER_BUCKETS, else built in");
+                           "Bucket table (JSON); default: $H5AD_SIZER_BUCKETS (a file), else "
+                           "$H5AD_SIZER_BUCKETS_JSON (the table), else built in");
   size_command->add_option("--profile", size.profile,
                            "Job profile overriding the table's: " + builtin_profile_names());
+  size_command->add_option("--runtime", size.runtime,
+                           std::string("The anndata stack the job runs (modelled: ") + kModelledRuntime + ")");
   size_command->add_option("--min-bucket", size.min_bucket,
-                           "Never choose below this bucket (1-based), e.g. after an OOM");
+                           "Never choose below this bucket (1-based), e.g. after an OOM; "
+                           "default: $MIN_BUCKET, else 1")
+      ->envname("MIN_BUCKET");
   size_command->add_flag("--strict", size.strict,
                           "Exit 5 instead of choosing the largest bucket when none is enough");
   size_command->add_flag("--stats", size.stats,
                          "Add \"io\": requests, bytes read and seconds spent reading the file");
+  size_command->add_option("--task-token", task.token,
+                           "Also send the result (or the failure) to this Step Functions task "
+                           "(SendTaskSuccess/SendTaskFailure); default: $TASK_TOKEN")
+      ->envname("TASK_TOKEN");
+  size_command->add_flag("--no-task-token", task.ignore, "Ignore $TASK_TOKEN: print the result only");
 
   InspectOptions inspect;
   auto* inspect_command =
@@ -123,26 +163,31 @@ int run(int argc, char** argv) {
       app.add_subcommand("buckets", "Validate and print the bucket table in effect");
   buckets_command->add_option("--buckets", buckets.buckets, "Bucket table (JSON)");
 
+  app.add_subcommand("lambda",
+                     "Run as an AWS Lambda function (container image): serve the Runtime API at "
+                     "$AWS_LAMBDA_RUNTIME_API, each event {\"path\": ...} answered with the size JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {
     return app.exit(success);  // --help, --version
   } catch (const CLI::ParseError& error) {
-    std::cerr << "h5ad-sizer: error: " << error.what() << " (see h5ad-sizer --help)\n";
-    return static_cast<int>(ExitStatus::usage_error);
+    const Failure failure{ExitStatus::usage_error, std::string(error.what()) + " (see h5ad-sizer --help)"};
+    configure_logging(false);
+    print_failure(failure);
+    return hand_over_failure(token_of_unparsed(argc, argv), failure);
   }
 
   configure_logging(verbose);
   try {
-    if (*size_command) return run_size(size);
+    if (*size_command) return run_size(size, task);
     if (*inspect_command) return run_inspect(inspect);
-    return run_buckets(buckets);
-  } catch (const Error& error) {
-    std::cerr << "h5ad-sizer: error: " << error.what() << '\n';
-    return static_cast<int>(error.status());
-  } catch (const std::exception& error) {
-    std::cerr << "h5ad-sizer: internal error: " << error.what() << '\n';
-    return static_cast<int>(ExitStatus::internal_error);
+    if (*buckets_command) return run_buckets(buckets);
+    return run_lambda();
+  } catch (...) {
+    const Failure failure = current_failure();
+    print_failure(failure);
+    return hand_over_failure(*size_command ? task.effective() : std::nullopt, failure);
   }
 }
 

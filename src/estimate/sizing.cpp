@@ -61,6 +61,10 @@ Sizing size_dataset(const SizeRequest& request) {
     }
     sizing.table.profile = *profile;
   }
+  if (request.runtime && *request.runtime != kModelledRuntime) {
+    throw_usage("--runtime: unknown runtime \"" + *request.runtime + "\" (modelled: " +
+                kModelledRuntime + ")");
+  }
   if (request.min_bucket < 1 || request.min_bucket > sizing.table.buckets.size()) {
     throw_usage("--min-bucket: must be between 1 and " +
                 std::to_string(sizing.table.buckets.size()) + " (the buckets in " +

@@ -25,4 +25,8 @@ struct CurlApi {
 // when the library is not installed.
 const CurlApi& curl();
 
+// Failures worth another attempt: refused or reset connections, timeouts,
+// truncated answers, name lookups.
+bool retryable(CURLcode code);
+
 }  // namespace h5ad_sizer::io

@@ -64,22 +64,6 @@ std::optional<std::uint64_t> total_from_content_range(const std::string& header)
 
 bool retryable_status(long status) { return status == 429 || status >= 500; }
 
-bool retryable_curl(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return false;
-  }
-}
 
 class HttpSource final : public ByteSource {
  public:
@@ -174,12 +158,13 @@ class HttpSource final : public ByteSource {
     const std::string range = std::to_string(offset) + "-" + std::to_string(offset + length - 1);
     auto backoff = m_options.first_backoff;
     for (int attempt = 1;; ++attempt) {
+      const auto timeout = timeout_within_deadline();
       Response response;
       response.body_limit = length;
       response.body.reserve(length);
       spdlog::debug("{}: GET bytes {}", m_name, range);
       const auto start = Clock::now();
-      const CURLcode code = perform(range, response);
+      const CURLcode code = perform(range, response, timeout);
       m_stats.seconds += std::chrono::duration<double>(Clock::now() - start).count();
       ++m_stats.requests;
       m_stats.bytes_read += response.body.size();
@@ -191,7 +176,7 @@ class HttpSource final : public ByteSource {
       bool retry = false;
       if (code != CURLE_OK) {
         why = curl().easy_strerror(code);
-        retry = retryable_curl(code);
+        retry = retryable(code);
       } else if (response.status == 206 && response.body.size() == expected_length(response, offset, length)) {
         return response;
       } else if (response.status == 206) {
@@ -211,6 +196,9 @@ class HttpSource final : public ByteSource {
       if (!retry || attempt >= m_options.max_attempts) fail(why);
       std::uniform_int_distribution<long> jitter(0, backoff.count());
       const auto wait = backoff + std::chrono::milliseconds(jitter(m_random));
+      if (m_options.deadline && Clock::now() + wait >= *m_options.deadline) {
+        fail(why + "; time limit reached before another attempt");
+      }
       spdlog::debug("{}: {} on bytes {}; retry {} in {} ms", m_name, why, range, attempt, wait.count());
       std::this_thread::sleep_for(wait);
       backoff *= 2;
@@ -234,7 +222,15 @@ class HttpSource final : public ByteSource {
     void add(const std::string& header) { list = curl().slist_append(list, header.c_str()); }
   };
 
-  CURLcode perform(const std::string& range, Response& response) {
+  // The request timeout, cut to what is left before the deadline.
+  std::chrono::milliseconds timeout_within_deadline() const {
+    if (!m_options.deadline) return m_options.request_timeout;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*m_options.deadline - Clock::now());
+    if (left.count() <= 0) fail("time limit reached while reading the file");
+    return std::min(m_options.request_timeout, left);
+  }
+
+  CURLcode perform(const std::string& range, Response& response, std::chrono::milliseconds timeout) {
     HeaderList headers;
     std::string user_password;
     if (!m_options.aws_sigv4.empty() && m_options.credentials) {
@@ -249,7 +245,7 @@ class HttpSource final : public ByteSource {
     curl().easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 1L);
     curl().easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
-    curl().easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.request_timeout.count()));
+    curl().easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
     curl().easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
     curl().easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
     curl().easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);

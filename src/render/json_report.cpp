@@ -123,7 +123,8 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
                      {"profile_detail", profile_json(estimate.profile)},
                      {"baselines",
                       {{"n_obs_x_n_vars", estimate.n_obs_x_n_vars},
-                       {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}}};
+                       {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}},
+                     {"runtime", estimate.runtime}};
   out["bucket_table"] = sizing.table.origin;
   out["dataset"] = dataset_json(sizing.report, /*tree=*/false);
   if (with_io) {

@@ -20,7 +20,7 @@ struct Bucket {
 
 // Buckets in strictly ascending memory, and the job profile sizing uses.
 struct BucketTable {
-  std::string origin;  // file path, "$H5AD_SIZER_BUCKETS (path)" or "built-in"
+  std::string origin;  // file path, "PATH (from H5AD_SIZER_BUCKETS)", "H5AD_SIZER_BUCKETS_JSON" or "built-in"
   JobProfile profile;
   std::vector<Bucket> buckets;
 };
@@ -32,7 +32,8 @@ BucketTable default_bucket_table();
 // one line naming `origin` and the offending field.
 BucketTable parse_bucket_table(const std::string& text, const std::string& origin);
 
-// The table from `path` if given, else from $H5AD_SIZER_BUCKETS, else built in.
+// The table from `path` if given, else from the file $H5AD_SIZER_BUCKETS
+// names, else from the JSON text in $H5AD_SIZER_BUCKETS_JSON, else built in.
 BucketTable load_bucket_table(const std::optional<std::string>& path);
 
 struct BucketChoice {

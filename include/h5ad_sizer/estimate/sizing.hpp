@@ -13,7 +13,12 @@
 
 namespace h5ad_sizer {
 
+// The anndata stack whose memory the model predicts (its constants were
+// measured with Debian's anndata 0.8.0, pandas 1.5: docs/memory-model.md).
+inline constexpr const char* kModelledRuntime = "anndata-0.8";
+
 struct Estimate {
+  std::string runtime = kModelledRuntime;
   std::uint64_t loaded_bytes = 0;    // memory after anndata.read_h5ad
   std::uint64_t required_bytes = 0;  // the profile applied to loaded_bytes
   JobProfile profile;
@@ -44,6 +49,7 @@ struct SizeRequest {
   std::optional<std::string> buckets_path;
   std::optional<std::string> profile;  // overrides the table's
   std::size_t min_bucket = 1;
+  std::optional<std::string> runtime;  // must name a modelled runtime
   SourceOptions source;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,14 @@ class ByteSource {
   virtual void read(std::uint64_t offset, std::size_t length, void* out) = 0;
   virtual const IoStats& stats() const = 0;
 };
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// `source`, refusing every read once `deadline` has passed with
+// Error(input_unreadable) "NAME: time limit reached". A Lambda invocation
+// uses it to stop reading before its own deadline and still answer.
+std::unique_ptr<ByteSource> with_deadline(std::unique_ptr<ByteSource> source, Deadline deadline,
+                                          std::string name);
 
 // A local file read with pread. Throws Error(input_unreadable) when it
 // cannot be opened.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct HttpOptions {
   std::string ca_bundle;
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds request_timeout{60'000};
+  // No request, retry or backoff runs past it: each request's timeout is
+  // cut to the time left ("time limit reached", exit 3).
+  std::optional<Deadline> deadline;
   int max_attempts = 5;                              // per request, for retryable failures
   std::chrono::milliseconds first_backoff{200};      // doubled each retry, with jitter
   std::size_t block_bytes = 64 * 1024;               // cache granule

@@ -1,11 +1,8 @@
 #pragma once
 
-#include <chrono>
-#include <functional>
-#include <map>
-#include <optional>
 #include <string>
 
+#include "h5ad_sizer/io/aws.hpp"
 #include "h5ad_sizer/io/http_source.hpp"
 
 namespace h5ad_sizer::io {
@@ -19,27 +16,6 @@ struct S3Location {
 
 // Parses "s3://bucket/key". Throws Error(usage_error) for anything else.
 S3Location parse_s3_url(const std::string& url);
-
-struct AwsCredentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  std::string session_token;  // empty for long-term keys
-  // When they stop working (temporary credentials), to refresh in time.
-  std::optional<std::chrono::system_clock::time_point> expiration;
-};
-
-using Environment = std::function<std::optional<std::string>(const std::string& name)>;
-Environment process_environment();
-
-// Finds credentials in this order: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
-// (/ AWS_SESSION_TOKEN); the container credentials endpoint of ECS and AWS
-// Batch (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI on 169.254.170.2, or
-// AWS_CONTAINER_CREDENTIALS_FULL_URI with AWS_CONTAINER_AUTHORIZATION_TOKEN).
-// Returns a function that yields valid credentials on every call, fetching
-// again when the current ones expire within five minutes; nullopt when the
-// environment offers none. Throws Error(input_unreadable) when the endpoint
-// fails.
-std::optional<std::function<AwsCredentials()>> find_credentials(const Environment& env);
 
 // The HTTPS URL and options to read `location` with: virtual-hosted style
 // on AWS, path style on an endpoint from AWS_ENDPOINT_URL_S3 or
