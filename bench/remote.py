@@ -13,6 +13,7 @@ what the request and byte counts are taken from. With --latency-ms, a proxy
 of a request to S3. The files come from bench/size_speed.py's generator.
 """
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -69,6 +70,26 @@ def start_delay(tmp, target, delay_ms):
     raise RuntimeError("the delay proxy did not start")
 
 
+@contextlib.contextmanager
+def serve_out(latency_ms):
+    """nginx serving bench/out on 127.0.0.1, behind the delay proxy when
+    latency_ms > 0. Yields the port to use and nginx's access log."""
+    tmp = tempfile.mkdtemp(prefix="h5ad-bench-")
+    servers = []
+    try:
+        nginx, port = start_nginx(tmp)
+        servers.append(nginx)
+        if latency_ms:
+            proxy, port = start_delay(tmp, port, latency_ms)
+            servers.append(proxy)
+        yield port, os.path.join(tmp, "access.log")
+    finally:
+        for process in reversed(servers):
+            process.terminate()
+            process.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run(cmd, log):
     open(log, "w").close()
     start = time.perf_counter()
@@ -100,15 +121,7 @@ def main():
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_cxg_like.py"), os.path.join(OUT, cxg_name),
                         str(cxg_obs)], check=True)
     files.append((cxg_label, cxg_name))
-    tmp = tempfile.mkdtemp(prefix="h5ad-remote-")
-    servers = []
-    try:
-        nginx, port = start_nginx(tmp)
-        servers.append(nginx)
-        if a.latency_ms:
-            proxy, port = start_delay(tmp, port, a.latency_ms)
-            servers.append(proxy)
-        log = os.path.join(tmp, "access.log")
+    with serve_out(a.latency_ms) as (port, log):
         print(f"Latency added per request: {a.latency_ms} ms\n")
         print("| data | file | tool | requests | bytes read | seconds | methods |")
         print("|---|---|---|---:|---:|---:|---|")
@@ -121,12 +134,6 @@ def main():
                 shown = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
                 print(f"| {label} | {size / 1e6:.0f} MB | {tool} | {requests} | {read / 2**20:.2f} MiB | "
                       f"{seconds:.3f} | {shown} |", flush=True)
-    finally:
-        for process in reversed(servers):
-            process.terminate()
-            process.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
-
 
 if __name__ == "__main__":
     sys.exit(main())

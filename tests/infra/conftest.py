@@ -5,7 +5,6 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -62,17 +61,21 @@ def load_asl(name, substitutions):
     return json.loads(text)
 
 
+def start_moto(**env):
+    """moto's server on a free loopback port; returns (process, endpoint)."""
+    port = free_port()
+    process = subprocess.Popen([str(TOOLS / ".venv" / "bin" / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "MOTO_PORT": str(port), **env})
+    wait_for_port(port, process, "moto_server")
+    return process, f"http://127.0.0.1:{port}"
+
+
 @pytest.fixture(scope="session")
 def moto():
     """moto's server with state machines executing (Batch jobs succeed at submit)."""
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    env = dict(os.environ, MOTO_PORT=str(port))
-    process = subprocess.Popen([str(TOOLS / ".venv" / "bin" / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                               stdout=log, stderr=subprocess.STDOUT, env=env)
+    process, endpoint = start_moto()
     try:
-        wait_for_port(port, process, "moto_server")
-        endpoint = f"http://127.0.0.1:{port}"
         config = json.dumps({"stepfunctions": {"execute_state_machine": True},
                              "batch": {"use_docker": False}}).encode()
         urllib.request.urlopen(urllib.request.Request(endpoint + "/moto-api/config", data=config, method="POST"))

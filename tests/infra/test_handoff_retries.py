@@ -3,6 +3,7 @@ retried with backoff, the task's own errors are final. A scripted endpoint
 answers each request in turn and records what it was sent."""
 import json
 import threading
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -104,7 +105,7 @@ def test_failures_carry_the_error_name_and_the_one_line_message(states):
     cases = [(DATA / "bad_not_hdf5.h5ad", [], 4, "H5adSizer.InvalidFile"),
              (DATA / "missing.h5ad", [], 3, "H5adSizer.Unreadable"),
              (DATA / "example.h5ad", ["--profile", "nope"], 2, "H5adSizer.Usage"),
-             (DATA / "example.h5ad", ["--strict", "--buckets", str(DATA / "../tests/infra/tiny-buckets.json")], 5,
+             (DATA / "example.h5ad", ["--strict", "--buckets", str(Path(__file__).with_name("tiny-buckets.json"))], 5,
               "H5adSizer.Overflow")]
     for path, flags, status, name in cases:
         states.play(OK)

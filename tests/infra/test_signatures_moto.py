@@ -2,14 +2,11 @@
 moto with IAM authentication on (INITIAL_NO_AUTH_ACTION_COUNT) recomputes
 every request's Signature V4 and checks the caller's policy."""
 import json
-import os
-import subprocess
-import tempfile
 
 import boto3
 import pytest
 
-from conftest import DATA, TOOLS, free_port, run_sizer, stop, wait_for_port
+from conftest import DATA, run_sizer, start_moto, stop
 
 REGION = "us-east-1"
 # Requests moto serves before it starts checking signatures: the set-up below.
@@ -18,14 +15,8 @@ SETUP_REQUESTS = 5
 
 @pytest.fixture(scope="module")
 def authenticating_moto():
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT=str(SETUP_REQUESTS))
-    process = subprocess.Popen([str(TOOLS / ".venv" / "bin" / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                               stdout=log, stderr=subprocess.STDOUT, env=env)
+    process, endpoint = start_moto(INITIAL_NO_AUTH_ACTION_COUNT=str(SETUP_REQUESTS))
     try:
-        wait_for_port(port, process, "moto_server")
-        endpoint = f"http://127.0.0.1:{port}"
         iam = boto3.client("iam", endpoint_url=endpoint, region_name=REGION,
                            aws_access_key_id="setup", aws_secret_access_key="setup")
         callback = {"Version": "2012-10-17", "Statement": [{
