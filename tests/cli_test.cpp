@@ -144,6 +144,52 @@ TEST(CliSize, MinBucketAndProfileAndEnvironmentTable) {
   EXPECT_EQ(json::parse(from_env.out)["estimate"]["profile"], "tight");
 }
 
+TEST(CliSize, ABatchJobConfiguresItThroughTheEnvironment) {
+  // A job definition's command is just `size`: Step Functions sets these.
+  const auto result = run_tool({"size"}, {"DATASET_URI=" + data_file("dense.h5ad"), "MIN_BUCKET=2",
+                                          std::string("H5AD_SIZER_BUCKETS_JSON=") + kTwoBuckets});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json doc = json::parse(result.out);
+  EXPECT_EQ(doc["dataset"]["source"], data_file("dense.h5ad"));
+  EXPECT_EQ(doc["bucket"]["index"], 2);
+  EXPECT_EQ(doc["bucket_table"], "H5AD_SIZER_BUCKETS_JSON");
+  EXPECT_EQ(doc["estimate"]["profile"], "tight");
+  EXPECT_EQ(doc["estimate"]["runtime"], "anndata-0.8");
+
+  // Flags win over the environment.
+  const auto flagged = run_tool({"size", data_file("dense.h5ad"), "--min-bucket", "1"},
+                                {"DATASET_URI=/nonexistent.h5ad", "MIN_BUCKET=2"});
+  ASSERT_EQ(flagged.exit_code, 0) << flagged.err;
+  EXPECT_EQ(json::parse(flagged.out)["bucket"]["index"], 1);
+
+  const auto bad_inline = run_tool({"size", data_file("dense.h5ad")}, {"H5AD_SIZER_BUCKETS_JSON={"});
+  EXPECT_EQ(bad_inline.exit_code, 2);
+  EXPECT_NE(bad_inline.err.find("H5AD_SIZER_BUCKETS_JSON: not valid JSON"), std::string::npos) << bad_inline.err;
+}
+
+TEST(CliSize, OnlyTheModelledRuntime) {
+  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.8"}).exit_code, 0);
+  const auto other = run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.11"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("unknown runtime \"anndata-0.11\" (modelled: anndata-0.8)"), std::string::npos)
+      << other.err;
+}
+
+TEST(CliSize, WithoutATokenNothingIsSent) {
+  // An endpoint that cannot answer: reaching it would fail the command.
+  const auto result = run_tool({"size", data_file("dense.h5ad"), "--no-task-token"},
+                               {"TASK_TOKEN=t", "AWS_ENDPOINT_URL_SFN=http://127.0.0.1:9",
+                                "AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const auto missing_keys = run_tool({"size", data_file("dense.h5ad"), "--task-token", "t"},
+                                     {"-u", "AWS_ACCESS_KEY_ID", "-u", "AWS_SECRET_ACCESS_KEY",
+                                      "-u", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                                      "-u", "AWS_CONTAINER_CREDENTIALS_FULL_URI"});
+  EXPECT_EQ(missing_keys.exit_code, 6);
+  EXPECT_EQ(missing_keys.out, "");
+  EXPECT_NE(missing_keys.err.find("no AWS credentials"), std::string::npos) << missing_keys.err;
+}
+
 TEST(CliSize, UsageErrorsExitTwo) {
   EXPECT_EQ(run_tool({"size"}).exit_code, 2);
   EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--no-such-flag"}).exit_code, 2);
