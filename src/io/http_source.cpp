@@ -64,7 +64,6 @@ std::optional<std::uint64_t> total_from_content_range(const std::string& header)
 
 bool retryable_status(long status) { return status == 429 || status >= 500; }
 
-
 class HttpSource final : public ByteSource {
  public:
   HttpSource(std::string url, std::string display_name, HttpOptions options)
