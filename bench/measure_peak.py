@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Measures the peak resident memory that anndata really needs for a job on
-an .h5ad file, in fresh /usr/bin/python3 processes.
+an .h5ad file, in fresh processes of the runtime's interpreter (Debian's
+/usr/bin/python3 for anndata-0.8, bench/runtimes/setup.sh's virtual
+environments for the others).
 
     /usr/bin/python3 bench/measure_peak.py FILE [--job load|migrate|process] [--runs 3]
+                                           [--runtime anndata-0.8]
 
 Prints one JSON line: {"file", "job", "peak_bytes" (max over runs), "runs",
 "final_bytes", "baseline_bytes"}. peak_bytes is the rise of VmHWM over VmRSS
@@ -12,8 +15,12 @@ and exec, so a child of a big parent would report the parent's peak.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runtimes import RUNTIMES, python_for  # noqa: E402
 
 CHILD = r'''
 import json, os, sys, tempfile, warnings
@@ -68,15 +75,17 @@ print(json.dumps({"peak_bytes": peak, "final_bytes": final, "baseline_bytes": ba
 '''
 
 
-def measure(path, job, runs):
+def measure(path, job, runs, runtime="anndata-0.8"):
+    python = python_for(runtime)
     results = []
     for _ in range(runs):
-        out = subprocess.run(["/usr/bin/python3", "-c", CHILD, path, job], capture_output=True,
+        out = subprocess.run([python, "-c", CHILD, os.path.abspath(path), job], capture_output=True,
                              text=True, check=True, cwd="/")
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {
         "file": path,
         "job": job,
+        "runtime": runtime,
         "peak_bytes": max(r["peak_bytes"] for r in results),
         "runs": [r["peak_bytes"] for r in results],
         "final_bytes": max(r["final_bytes"] for r in results),
@@ -89,8 +98,9 @@ def main():
     p.add_argument("file")
     p.add_argument("--job", default="load", choices=["load", "migrate", "process"])
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runtime", default="anndata-0.8", choices=RUNTIMES)
     a = p.parse_args()
-    print(json.dumps(measure(a.file, a.job, a.runs)))
+    print(json.dumps(measure(a.file, a.job, a.runs, a.runtime)))
 
 
 if __name__ == "__main__":

@@ -4,10 +4,13 @@ estimate, file by file.
 
     /usr/bin/python3 bench/accuracy/run.py [--tool build/h5ad-sizer] [--corpus bench/out/corpus]
                                            [--real ../shared/corpus/real] [--runs 3] [--job load]
+                                           [--runtime anndata-0.8]
 
 Generates the corpus (make_corpus.py) if it is missing, measures each file in
 fresh processes (measure_peak.py: VmHWM after resetting it, minus VmRSS once
-anndata is imported, the maximum over --runs), runs `h5ad-sizer size`, and
+anndata is imported, the maximum over --runs) with --runtime's anndata stack
+(bench/runtimes), runs `h5ad-sizer size` with the model for that runtime, or
+the default model when the tool has none for it (the table says which), and
 prints a Markdown table. For --job load the estimate compared is
 loaded_bytes; for the other jobs it is required_bytes minus the 96 MiB the
 profiles reserve for the interpreter with anndata imported, since the
@@ -24,17 +27,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from measure_peak import measure  # noqa: E402
+from runtimes import RUNTIMES  # noqa: E402
 
 MIB = 1024 * 1024
 INTERPRETER = 96 * MIB  # src/estimate/profile.cpp kInterpreterBytes
 
 
-def estimate(tool, path, job):
-    out = subprocess.run([tool, "size", path, "--profile", job], capture_output=True, text=True, check=True)
+def estimate(tool, path, job, runtime):
+    command = [tool, "size", path, "--profile", job]
+    modelled = subprocess.run(command + ["--runtime", runtime], capture_output=True, text=True)
+    out = modelled if modelled.returncode == 0 else subprocess.run(command, capture_output=True, text=True,
+                                                                   check=True)
     doc = json.loads(out.stdout)
     e = doc["estimate"]
     predicted = e["loaded_bytes"] if job == "load" else e["required_bytes"] - INTERPRETER
-    return predicted, e["baselines"], doc["dataset"]["file_bytes"]
+    return predicted, e["baselines"], doc["dataset"]["file_bytes"], e.get("runtime", "anndata-0.8")
 
 
 def main():
@@ -44,19 +51,23 @@ def main():
     p.add_argument("--real", default=os.path.join(ROOT, "..", "shared", "corpus", "real"))
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--job", default="load", choices=["load", "migrate", "process"])
+    p.add_argument("--runtime", default="anndata-0.8", choices=RUNTIMES)
     a = p.parse_args()
     subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_corpus.py"), a.corpus], check=True,
                    stdout=subprocess.DEVNULL)
     files = sorted(glob.glob(os.path.join(a.corpus, "*.h5ad"))) + sorted(glob.glob(os.path.join(a.real, "*.h5ad")))
-    print(f"| file | on disk | measured peak ({a.job}) | h5ad-sizer | ratio | n_obs x n_vars ratio | X + raw.X ratio |")
+    model = estimate(a.tool, os.path.join(ROOT, "data", "example.h5ad"), "load", a.runtime)[3]
+    print(f"Runtime measured: {a.runtime}; model: {model}\n")
+    print(f"| file | on disk | measured peak ({a.job}) | h5ad-sizer | ratio | n_obs x n_vars ratio | "
+          "X + raw.X ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for path in files:
         try:
-            measured = measure(path, a.job, a.runs)["peak_bytes"]
+            measured = measure(path, a.job, a.runs, a.runtime)["peak_bytes"]
         except subprocess.CalledProcessError:
-            print(f"| {os.path.basename(path)} | | anndata cannot read it | | | | |")
+            print(f"| {os.path.basename(path)} | | anndata cannot read it | | | | |", flush=True)
             continue
-        predicted, baselines, file_bytes = estimate(a.tool, path, a.job)
+        predicted, baselines, file_bytes, _ = estimate(a.tool, path, a.job, a.runtime)
         ratio = predicted / measured if measured else float("nan")
         print(f"| {os.path.basename(path)} | {file_bytes / MIB:.1f} MiB | {measured / MIB:.1f} MiB | "
               f"{predicted / MIB:.1f} MiB | {ratio:.3f} | "

@@ -6,55 +6,23 @@
 #include "h5ad_sizer/anndata/element_reader.hpp"
 #include "h5ad_sizer/anndata/encoded.hpp"
 #include "h5ad_sizer/checked.hpp"
-#include "h5ad_sizer/estimate/python_costs.hpp"
-#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
 namespace h5ad_sizer {
 namespace {
 
-std::uint64_t length_of(const Element& element) {
-  return element.shape.empty() ? element.nnz : element.shape.front();
-}
-
-// pandas.Categorical.from_codes: codes re-cast to the smallest type for the
-// number of categories, categories as an Index whose uniqueness is checked
-// (building a hash table that the Index keeps).
+// pandas.Categorical.from_codes over the codes and categories as read.
 Element categorical_element(const std::string& path, Element codes, Element categories) {
-  const std::uint64_t n_categories = length_of(categories);
-  const std::uint64_t rows = length_of(codes);
-  // Re-casting copies the codes as read, which are alive during the copy.
-  const std::uint64_t codes_as_read = codes.loaded_bytes;
-  codes.loaded_bytes = checked_mul(rows, python::categorical_code_itemsize(n_categories));
-  const std::uint64_t recast = codes_as_read != codes.loaded_bytes ? codes_as_read : 0;
-  Element hash;
-  hash.path = "[categories hash table]";
-  hash.loaded_bytes = python::hash_table_bytes(n_categories);
-
+  const std::uint64_t rows = codes.length();
   Element element;
   element.path = path;
   element.encoding = "categorical";
   element.dtype = "category";
   element.shape = {rows};
   element.nnz = rows;
-  element.children = {std::move(codes), std::move(categories), std::move(hash)};
-  element.sum_children(recast);
+  element.children = {std::move(codes), std::move(categories)};
+  element.sum_children();
   return element;
-}
-
-// pandas.DataFrame(dict) copies plain numpy columns into consolidated 2-D
-// blocks (object columns as a block of pointers) while the columns as read
-// are still alive; extension arrays (categoricals, nullables) are kept as
-// they are.
-std::uint64_t construction_copy(const std::vector<Element>& children, std::size_t n_columns,
-                                std::uint64_t rows) {
-  std::uint64_t copy = 0;
-  for (std::size_t i = 0; i < n_columns && i < children.size(); ++i) {
-    const Element& column = children[i];
-    if (column.encoding == "array") copy = checked_add(copy, column.loaded_bytes);
-    if (column.encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
-  }
-  return copy;
 }
 
 }  // namespace
@@ -95,7 +63,7 @@ Element ElementReader::read_encoded_dataframe(hid_t group, const std::string& pa
     accounted.push_back(column);
   }
   element.children.push_back(read(group, *index_name, path + "/" + *index_name));
-  const std::uint64_t rows = length_of(element.children.back());
+  const std::uint64_t rows = element.children.back().length();
   if (v07) accounted.push_back(kV07Categories);
 
   // Anything else in the group is not part of the frame, but it is in the
@@ -107,7 +75,7 @@ Element ElementReader::read_encoded_dataframe(hid_t group, const std::string& pa
     element.children.push_back(std::move(extra));
   }
   element.shape = {rows, columns->size()};
-  element.sum_children(construction_copy(element.children, columns->size(), rows));
+  element.sum_children();
   return element;
 }
 
@@ -166,11 +134,8 @@ Element ElementReader::read_compound_dataframe(hid_t dataset, const std::string&
     }
   }
   element.shape = {info.elements, members.empty() ? 0 : members.size() - 1};
-  // The records as read and decoded, then the frame's construction copy.
-  const std::uint64_t own =
-      checked_add(records_transient(element.children),
-                  construction_copy(element.children, element.children.size() - 1, info.elements));
-  element.sum_children(own, read_costs::dataset(info), records_buffer_transient(info));
+  element.sum_children();
+  element.dataset = info;
   return element;
 }
 

@@ -6,8 +6,6 @@
 #include "h5ad_sizer/anndata/encoded.hpp"
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
-#include "h5ad_sizer/estimate/python_costs.hpp"
-#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -220,60 +218,37 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
   element.dtype = info.type.numpy_name;
   element.shape = info.dims;
   element.nnz = info.elements;
+  element.itemsize = info.type.size;
   element.stored_bytes = info.stored_bytes;
   element.stored_bytes_exact = info.stored_bytes_exact;
-  const auto& type = info.type;
-  switch (type.type_class) {
+  element.dataset = info;
+  switch (info.type.type_class) {
     case h5::TypeClass::vlen_string:
-      cost_strings(dataset, info, "", element);
-      if (info.dims.empty()) element.loaded_bytes -= python::kPointer;  // a lone str, no array
-      element.buffer_transient_bytes = read_costs::string_array_conversion(info.elements);
+      element.form = Form::str_objects;
+      sample_strings(dataset, info, "", element);
       break;
     case h5::TypeClass::fixed_string:
-      // read_dataset: fixed-width bytes become numpy unicode via astype(str),
-      // so the bytes array read first is alive during the copy.
-      element.loaded_bytes = python::unicode_array_bytes(info.elements, type.size);
-      element.transient_bytes = checked_mul(info.elements, type.size);
+      // read_dataset: fixed-width bytes become numpy unicode via astype(str).
+      element.form = Form::unicode;
       break;
-    case h5::TypeClass::compound: {
+    case h5::TypeClass::compound:
       // Records are read whole (all members' strings at once) and then
-      // copied by astype to decode them: one more record array.
+      // copied by astype to decode them.
+      element.form = Form::records;
       element.children = split_compound(dataset, path, info, /*strings_as_objects=*/false);
-      element.sum_children(records_transient(element.children), read_costs::dataset(info),
-                           records_buffer_transient(info));
-      element.stored_bytes = info.stored_bytes;
-      element.stored_bytes_exact = info.stored_bytes_exact;
       break;
-    }
     case h5::TypeClass::reference:
-      element.loaded_bytes = checked_mul(info.elements, python::kPointer);
+      element.form = Form::references;
       break;
     default:
-      element.loaded_bytes = info.dims.empty() ? python::kScalarObject
-                                               : checked_mul(info.elements, type.size);
+      element.form = info.dims.empty() ? Form::number_object : Form::numbers;
       break;
   }
-  element.io_transient_bytes = checked_add(element.io_transient_bytes, read_costs::dataset(info));
   return element;
 }
 
-std::uint64_t ElementReader::records_transient(const std::vector<Element>& members) {
-  // Every member's strings are read at once.
-  std::uint64_t transient = 0;
-  for (const Element& member : members) transient = checked_add(transient, member.transient_bytes);
-  return transient;
-}
-
-std::uint64_t ElementReader::records_buffer_transient(const h5::DatasetInfo& info) {
-  const bool strings = std::any_of(info.type.members.begin(), info.type.members.end(),
-                                   [](const h5::TypeInfo& member) {
-                                     return member.type_class == h5::TypeClass::vlen_string;
-                                   });
-  return strings ? read_costs::record_conversion() : 0;
-}
-
-void ElementReader::cost_strings(hid_t dataset, const h5::DatasetInfo& info,
-                                 const std::string& member, Element& element) {
+void ElementReader::sample_strings(hid_t dataset, const h5::DatasetInfo& info,
+                                   const std::string& member, Element& element) {
   h5::StringSample sample;
   if (!info.unavailable_filters.empty()) {
     // Compressed with a filter this build cannot run: size the strings by
@@ -298,9 +273,7 @@ void ElementReader::cost_strings(hid_t dataset, const h5::DatasetInfo& info,
                      " B";
     }
   }
-  element.loaded_bytes = python::string_array_bytes(info.elements, sample);
-  element.transient_bytes = member.empty() ? read_costs::string_objects(info.elements, sample)
-                                           : read_costs::record_strings(info.elements, sample);
+  element.strings = std::move(sample);
 }
 
 std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::string& path,
@@ -317,6 +290,7 @@ std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::str
     element.dtype = member.numpy_name;
     element.shape = info.dims;
     element.nnz = info.elements;
+    element.itemsize = member.size;
     // The file stores records, not columns: share the record's bytes out by
     // member width, the last member taking the rounding remainder.
     element.stored_bytes = i + 1 == type.members.size()
@@ -329,16 +303,17 @@ std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::str
                       member.type_class == h5::TypeClass::fixed_string;
     if (text && (strings_as_objects || member.type_class == h5::TypeClass::vlen_string)) {
       element.encoding = "string-array";
-      cost_strings(dataset, info, name, element);
+      element.form = Form::str_field;
+      sample_strings(dataset, info, name, element);
     } else if (text) {
       element.encoding = "string-array";
-      element.loaded_bytes = python::unicode_array_bytes(info.elements, member.size);
+      element.form = Form::unicode_field;
     } else {
       // An array member (legacy obsm: X_pca as float32[50]) becomes a column
       // block; its size already spans the whole member array.
       element.encoding = "array";
+      element.form = Form::numbers;
       for (auto d : member.array_dims) element.shape.push_back(d);
-      element.loaded_bytes = checked_mul(info.elements, member.size);
     }
     members.push_back(std::move(element));
   }

@@ -5,8 +5,6 @@
 
 #include "h5ad_sizer/anndata/element_reader.hpp"
 #include "h5ad_sizer/errors.hpp"
-#include "h5ad_sizer/estimate/python_costs.hpp"
-#include "h5ad_sizer/estimate/read_costs.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -46,7 +44,7 @@ class AnnDataReader {
     }
     if (std::find(names.begin(), names.end(), "uns") != names.end()) read_uns();
     derive_dimensions();
-    m_report.read_overhead_bytes = read_costs::read_overhead(m_elements.datasets_read());
+    m_report.datasets_read = m_elements.datasets_read();
     return std::move(m_report);
   }
 
@@ -72,8 +70,7 @@ class AnnDataReader {
     }
   }
 
-  // obs, var, raw/var. anndata checks obs_names and var_names for uniqueness,
-  // which builds a hash table over the index that pandas keeps.
+  // obs, var, raw/var. anndata checks obs_names and var_names for uniqueness.
   void read_annotation(hid_t parent, const std::string& name, const std::string& path,
                        const std::string& keys, bool hashed_index) {
     Element frame = m_elements.read_dataframe(
@@ -85,13 +82,7 @@ class AnnDataReader {
         columns.push_back(key_of(frame.children[i].path));
       }
     }
-    if (hashed_index) {
-      Element hash;
-      hash.path = "[index hash table]";
-      hash.loaded_bytes = python::hash_table_bytes(rows_of(frame));
-      frame.children.push_back(std::move(hash));
-      frame.sum_children();
-    }
+    frame.checks_unique_index = hashed_index;
     m_report.elements.push_back(std::move(frame));
   }
 

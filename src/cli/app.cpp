@@ -17,6 +17,7 @@
 #include "h5ad_sizer/anndata/reader.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/render/json_report.hpp"
 #include "h5ad_sizer/render/table_report.hpp"
@@ -57,10 +58,11 @@ int run_size(const SizeOptions& options, const TaskOptions& task) {
 int run_inspect(const InspectOptions& options) {
   const OpenedSource source = open_source(options.path, {!options.no_sign_request, std::nullopt});
   const Report report = read_anndata(source);
+  const MemoryEstimate memory = estimate_memory(report);
   if (options.json) {
-    std::cout << dataset_json(report, /*tree=*/true).dump(2) << '\n';
+    std::cout << dataset_json(report, memory, /*tree=*/true).dump(2) << '\n';
   } else {
-    std::cout << render_table(report);
+    std::cout << render_table(report, memory);
   }
   return 0;
 }

@@ -29,7 +29,7 @@ XShape x_shape(const Report& report) {
                           x->shape[0] < kInt32Limit && x->shape[1] < kInt32Limit;
   for (const Element& part : x->children) {
     const bool data = part.path.size() >= 5 && part.path.compare(part.path.size() - 5, 5, "/data") == 0;
-    const std::uint64_t as_is = data ? checked_mul(part.nnz, 4) : part.loaded_bytes;
+    const std::uint64_t as_is = checked_mul(part.nnz, data ? 4 : part.itemsize);
     shape.float32_bytes = checked_add(shape.float32_bytes, as_is);
     shape.compact_bytes = checked_add(
         shape.compact_bytes, data || !int32_fits ? as_is : checked_mul(part.nnz, 4));
@@ -37,14 +37,17 @@ XShape x_shape(const Report& report) {
   return shape;
 }
 
-Estimate estimate_memory(const Report& report, const JobProfile& profile) {
+Estimate estimate_job(const Report& report, const MemoryEstimate& memory, const JobProfile& profile) {
   Estimate estimate;
+  estimate.runtime = memory.runtime;
   estimate.profile = profile;
-  estimate.loaded_bytes = report.loaded_total();
-  estimate.required_bytes = required_bytes(profile, estimate.loaded_bytes, x_shape(report));
+  estimate.peak_bytes = memory.peak_bytes();
+  estimate.required_bytes = required_bytes(profile, estimate.peak_bytes, x_shape(report));
   estimate.n_obs_x_n_vars = checked_mul(report.n_obs, report.n_vars);
   for (const Element* matrix : {report.find("/X"), find_raw_x(report)}) {
-    if (matrix) estimate.x_and_raw_x_nbytes = checked_add(estimate.x_and_raw_x_nbytes, matrix->loaded_bytes);
+    if (const ElementCost* cost = matrix ? memory.find(matrix->path) : nullptr) {
+      estimate.x_and_raw_x_nbytes = checked_add(estimate.x_and_raw_x_nbytes, cost->final_bytes);
+    }
   }
   return estimate;
 }
@@ -77,8 +80,9 @@ Sizing size_dataset(const SizeRequest& request) {
   read_options.storage = h5::StorageDetail::object_header;
   sizing.report = read_anndata(source, read_options);
   sizing.io = source.bytes->stats();
+  sizing.memory = estimate_memory(sizing.report);
   try {
-    sizing.estimate = estimate_memory(sizing.report, sizing.table.profile);
+    sizing.estimate = estimate_job(sizing.report, sizing.memory, sizing.table.profile);
   } catch (const std::overflow_error& overflow) {
     throw_invalid(sizing.report.source + ": /: " + overflow.what());
   }

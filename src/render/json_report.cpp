@@ -7,29 +7,31 @@ using nlohmann::ordered_json;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
-ordered_json element_json(const Element& element, bool tree) {
+ordered_json element_json(const ElementCost& cost, bool tree) {
+  static const Element kNoObject;  // a bracketed cost: no HDF5 object behind it
+  const Element& element = cost.element ? *cost.element : kNoObject;
   ordered_json out;
-  out["path"] = element.path;
+  out["path"] = cost.path;
   out["encoding"] = element.encoding;
   out["dtype"] = element.dtype.empty() ? ordered_json(nullptr) : ordered_json(element.dtype);
   out["shape"] = element.shape;
   out["nnz"] = element.nnz;
   out["stored_bytes"] = element.stored_bytes;
   out["stored_bytes_exact"] = element.stored_bytes_exact;
-  out["loaded_bytes"] = element.loaded_bytes;
-  out["transient_bytes"] = element.transient_bytes;
-  out["io_transient_bytes"] = element.io_transient_bytes;
-  out["buffer_transient_bytes"] = element.buffer_transient_bytes;
+  out["loaded_bytes"] = cost.final_bytes;
+  out["transient_bytes"] = cost.python_transient_bytes;
+  out["io_transient_bytes"] = cost.io_transient_bytes;
+  out["buffer_transient_bytes"] = cost.buffer_transient_bytes;
   if (!element.note.empty()) out["note"] = element.note;
-  if (tree && !element.children.empty()) {
+  if (tree && !cost.children.empty()) {
     ordered_json children = ordered_json::array();
-    for (const Element& child : element.children) children.push_back(element_json(child, tree));
+    for (const ElementCost& child : cost.children) children.push_back(element_json(child, tree));
     out["children"] = std::move(children);
   }
   return out;
 }
 
-ordered_json matrix_json(const Element* matrix, bool absent_as_null) {
+ordered_json matrix_json(const Element* matrix, const MemoryEstimate& memory, bool absent_as_null) {
   if (matrix == nullptr) {
     if (absent_as_null) return nullptr;
     return {{"encoding", "none"}, {"dtype", nullptr}, {"shape", nullptr}, {"nnz", 0},
@@ -41,7 +43,7 @@ ordered_json matrix_json(const Element* matrix, bool absent_as_null) {
           {"nnz", matrix->nnz},
           {"stored_bytes", matrix->stored_bytes},
           {"stored_bytes_exact", matrix->stored_bytes_exact},
-          {"loaded_bytes", matrix->loaded_bytes}};
+          {"loaded_bytes", memory.find(matrix->path)->final_bytes}};
 }
 
 ordered_json bucket_json(const BucketTable& table, std::size_t index) {
@@ -63,37 +65,37 @@ ordered_json profile_json(const JobProfile& profile) {
 
 }  // namespace
 
-ordered_json dataset_json(const Report& report, bool tree) {
+ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bool tree) {
   ordered_json out;
   out["source"] = report.source;
   out["file_bytes"] = report.file_bytes;
   out["layout"] = layout_name(report.layout);
   out["n_obs"] = report.n_obs;
   out["n_vars"] = report.n_vars;
-  out["X"] = matrix_json(report.find("/X"), /*absent_as_null=*/false);
-  out["raw_X"] = matrix_json(find_raw_x(report), /*absent_as_null=*/true);
+  out["X"] = matrix_json(report.find("/X"), memory, /*absent_as_null=*/false);
+  out["raw_X"] = matrix_json(find_raw_x(report), memory, /*absent_as_null=*/true);
   ordered_json elements = ordered_json::array();
-  for (const Element& element : report.elements) elements.push_back(element_json(element, tree));
+  for (const ElementCost& element : memory.elements) elements.push_back(element_json(element, tree));
   out["elements"] = std::move(elements);
   out["keys"] = report.keys;
   out["stored_total_bytes"] = report.stored_total();
   out["stored_bytes_exact"] = report.stored_bytes_exact();
   out["unattributed_bytes"] = report.unattributed_bytes();
-  // How loaded_bytes (the peak) is made up: final + the largest transient of
-  // each pool + the read overhead.
-  const Element* peak = report.peak_element();
-  const Element* io_peak = report.io_peak_element();
-  const Element* buffer_peak = report.buffer_peak_element();
-  auto path_of = [](const Element* e) { return e ? ordered_json(e->path) : ordered_json(nullptr); };
-  out["memory"] = {{"final_bytes", report.final_total()},
-                   {"peak_transient_bytes", peak ? peak->transient_bytes : 0},
+  // How the peak is made up: final + the largest transient of each pool +
+  // the read overhead.
+  const ElementCost* peak = memory.python_peak();
+  const ElementCost* io_peak = memory.io_peak();
+  const ElementCost* buffer_peak = memory.buffer_peak();
+  auto path_of = [](const ElementCost* e) { return e ? ordered_json(e->path) : ordered_json(nullptr); };
+  out["memory"] = {{"final_bytes", memory.final_bytes()},
+                   {"peak_transient_bytes", peak ? peak->python_transient_bytes : 0},
                    {"peak_element", path_of(peak)},
                    {"io_transient_bytes", io_peak ? io_peak->io_transient_bytes : 0},
                    {"io_peak_element", path_of(io_peak)},
                    {"buffer_transient_bytes", buffer_peak ? buffer_peak->buffer_transient_bytes : 0},
                    {"buffer_peak_element", path_of(buffer_peak)},
-                   {"read_overhead_bytes", report.read_overhead_bytes},
-                   {"loaded_bytes", report.loaded_total()}};
+                   {"read_overhead_bytes", memory.read_overhead_bytes},
+                   {"loaded_bytes", memory.peak_bytes()}};
   return out;
 }
 
@@ -117,7 +119,7 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
        {{{"Type", "VCPU"}, {"Value", std::to_string(bucket.vcpus)}},
         {{"Type", "MEMORY"}, {"Value", std::to_string(bucket.memory_mib)}}}}};
   const Estimate& estimate = sizing.estimate;
-  out["estimate"] = {{"loaded_bytes", estimate.loaded_bytes},
+  out["estimate"] = {{"loaded_bytes", estimate.peak_bytes},
                      {"required_bytes", estimate.required_bytes},
                      {"profile", estimate.profile.name},
                      {"profile_detail", profile_json(estimate.profile)},
@@ -126,7 +128,7 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
                        {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}},
                      {"runtime", estimate.runtime}};
   out["bucket_table"] = sizing.table.origin;
-  out["dataset"] = dataset_json(sizing.report, /*tree=*/false);
+  out["dataset"] = dataset_json(sizing.report, sizing.memory, /*tree=*/false);
   if (with_io) {
     out["io"] = {{"requests", sizing.io.requests},
                  {"bytes_read", sizing.io.bytes_read},

@@ -17,31 +17,31 @@ constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false
 
 // A child's label is its path below the parent's: "/obs/louvain" under
 // "/obs" reads "louvain", "/obsm[X_pca]" under "/obsm" reads "[X_pca]".
-std::string label(const Element& element, const std::string& parent_path) {
+std::string label(const std::string& path, const std::string& parent_path) {
   // A 0.7 categorical column is itself the codes dataset.
-  if (element.path == parent_path) return "codes";
-  if (!parent_path.empty() && element.path.size() > parent_path.size() &&
-      element.path.compare(0, parent_path.size(), parent_path) == 0) {
-    std::string rest = element.path.substr(parent_path.size());
+  if (path == parent_path) return "codes";
+  if (!parent_path.empty() && path.size() > parent_path.size() &&
+      path.compare(0, parent_path.size(), parent_path) == 0) {
+    std::string rest = path.substr(parent_path.size());
     if (rest.front() == '/') rest.erase(0, 1);
     return rest;
   }
-  return element.path;
+  return path;
 }
 
-void add_rows(const Element& element, const std::string& parent_path, std::size_t depth,
-              std::uint64_t loaded_total, std::vector<Row>& rows) {
-  rows.push_back({std::string(depth * 2, ' ') + label(element, parent_path), element.encoding,
+void add_rows(const ElementCost& cost, const std::string& parent_path, std::size_t depth,
+              std::uint64_t peak, std::vector<Row>& rows) {
+  static const Element kNoObject;  // a bracketed cost: no HDF5 object behind it
+  const Element& element = cost.element ? *cost.element : kNoObject;
+  rows.push_back({std::string(depth * 2, ' ') + label(cost.path, parent_path), element.encoding,
                   element.dtype, shape_text(element.shape),
                   element.nnz ? std::to_string(element.nnz) : "",
-                  human_bytes(element.stored_bytes), human_bytes(element.loaded_bytes),
-                  percent(element.loaded_bytes, loaded_total),
-                  element.transient_bytes ? human_bytes(element.transient_bytes) : "",
-                  element.io_transient_bytes ? human_bytes(element.io_transient_bytes) : "",
-                  element.buffer_transient_bytes ? human_bytes(element.buffer_transient_bytes) : ""});
-  for (const Element& child : element.children) {
-    add_rows(child, element.path, depth + 1, loaded_total, rows);
-  }
+                  human_bytes(element.stored_bytes), human_bytes(cost.final_bytes),
+                  percent(cost.final_bytes, peak),
+                  cost.python_transient_bytes ? human_bytes(cost.python_transient_bytes) : "",
+                  cost.io_transient_bytes ? human_bytes(cost.io_transient_bytes) : "",
+                  cost.buffer_transient_bytes ? human_bytes(cost.buffer_transient_bytes) : ""});
+  for (const ElementCost& child : cost.children) add_rows(child, cost.path, depth + 1, peak, rows);
 }
 
 std::string format(const std::vector<Row>& rows) {
@@ -65,29 +65,29 @@ std::string format(const std::vector<Row>& rows) {
 
 }  // namespace
 
-std::string render_table(const Report& report) {
-  const std::uint64_t loaded_total = report.loaded_total();
+std::string render_table(const Report& report, const MemoryEstimate& memory) {
+  const std::uint64_t loaded_total = memory.peak_bytes();
   std::vector<Row> rows;
   rows.push_back({"ELEMENT", "ENCODING", "DTYPE", "SHAPE", "NNZ", "STORED", "LOADED", "LOADED%",
                   "PY TEMP", "HDF5 HEAP", "HDF5 BUF"});
-  for (const Element& element : report.elements) add_rows(element, "", 0, loaded_total, rows);
+  for (const ElementCost& element : memory.elements) add_rows(element, "", 0, loaded_total, rows);
   rows.push_back({"[HDF5 metadata, string text, free space]", "", "", "", "",
                   human_bytes(report.unattributed_bytes()), human_bytes(0), percent(0, 1), "", "", ""});
   auto memory_row = [&](const std::string& label, std::uint64_t bytes) {
     rows.push_back({label, "", "", "", "", human_bytes(0), human_bytes(bytes),
                     percent(bytes, loaded_total), "", "", ""});
   };
-  if (const Element* peak = report.peak_element()) {
-    memory_row("[peak: Python temporaries of " + peak->path + "]", peak->transient_bytes);
+  if (const ElementCost* peak = memory.python_peak()) {
+    memory_row("[peak: Python temporaries of " + peak->path + "]", peak->python_transient_bytes);
   }
-  if (const Element* peak = report.io_peak_element()) {
+  if (const ElementCost* peak = memory.io_peak()) {
     memory_row("[peak: HDF5 chunk records of " + peak->path + "]", peak->io_transient_bytes);
   }
-  if (const Element* peak = report.buffer_peak_element()) {
+  if (const ElementCost* peak = memory.buffer_peak()) {
     memory_row("[peak: HDF5 conversion buffers of " + peak->path + "]",
                peak->buffer_transient_bytes);
   }
-  memory_row("[read_h5ad start-up]", report.read_overhead_bytes);
+  memory_row("[read_h5ad start-up]", memory.read_overhead_bytes);
   rows.push_back({"TOTAL", "", "", "", "",
                   human_bytes(report.stored_total() + report.unattributed_bytes()),
                   human_bytes(loaded_total), percent(loaded_total, loaded_total), "", "", ""});

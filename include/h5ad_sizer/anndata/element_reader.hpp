@@ -68,17 +68,14 @@ class ElementReader {
                                   const LegacyCategories& categories_for);
   Element read_v07_categorical(hid_t dataframe, const std::string& column,
                                const std::string& path);
-  // A dataset's own row: dtype, shape, stored bytes, and its loaded bytes as
-  // numpy would hold it.
+  // A dataset's own element: dtype, shape, stored bytes, and what anndata
+  // makes of it.
   Element dataset_element(hid_t dataset, const std::string& path, const h5::DatasetInfo& info,
                           const std::string& encoding);
-  // Transients of reading a compound dataset whole, given its members.
-  static std::uint64_t records_transient(const std::vector<Element>& members);
-  static std::uint64_t records_buffer_transient(const h5::DatasetInfo& info);
-  // Sets loaded, transient bytes and a note for the strings of `dataset` (or
-  // of its compound member `member`).
-  void cost_strings(hid_t dataset, const h5::DatasetInfo& info, const std::string& member,
-                    Element& element);
+  // Samples the strings of `dataset` (or of its compound member `member`)
+  // into `element`, with a note saying how.
+  void sample_strings(hid_t dataset, const h5::DatasetInfo& info, const std::string& member,
+                      Element& element);
 
   std::string m_source;
   h5::SampleLimits m_limits;

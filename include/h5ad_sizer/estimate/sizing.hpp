@@ -7,27 +7,25 @@
 
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
+#include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
 #include "h5ad_sizer/source.hpp"
 
 namespace h5ad_sizer {
 
-// The anndata stack whose memory the model predicts (its constants were
-// measured with Debian's anndata 0.8.0, pandas 1.5: docs/memory-model.md).
-inline constexpr const char* kModelledRuntime = "anndata-0.8";
-
 struct Estimate {
   std::string runtime = kModelledRuntime;
-  std::uint64_t loaded_bytes = 0;    // memory after anndata.read_h5ad
-  std::uint64_t required_bytes = 0;  // the profile applied to loaded_bytes
+  std::uint64_t peak_bytes = 0;      // the peak of anndata.read_h5ad (JSON: loaded_bytes)
+  std::uint64_t required_bytes = 0;  // the profile applied to peak_bytes
   JobProfile profile;
   // The seed issue's approaches, kept for comparison.
   std::uint64_t n_obs_x_n_vars = 0;
   std::uint64_t x_and_raw_x_nbytes = 0;
 };
 
-Estimate estimate_memory(const Report& report, const JobProfile& profile);
+// The job's needs: the read's peak with the profile applied.
+Estimate estimate_job(const Report& report, const MemoryEstimate& memory, const JobProfile& profile);
 
 // X as the process profile's copies of it cost: float32 data.
 XShape x_shape(const Report& report);
@@ -36,8 +34,17 @@ XShape x_shape(const Report& report);
 const Element* find_raw_x(const Report& report);
 
 // Everything `h5ad-sizer size` decides, before rendering.
+// Move-only: `memory` points into `report` (a move keeps the elements in
+// place, a copy would not).
 struct Sizing {
+  Sizing() = default;
+  Sizing(Sizing&&) = default;
+  Sizing& operator=(Sizing&&) = default;
+  Sizing(const Sizing&) = delete;
+  Sizing& operator=(const Sizing&) = delete;
+
   Report report;
+  MemoryEstimate memory;
   Estimate estimate;
   BucketTable table;
   BucketChoice choice;

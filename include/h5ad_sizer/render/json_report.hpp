@@ -4,6 +4,7 @@
 
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
+#include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/estimate/sizing.hpp"
 
 namespace h5ad_sizer {
@@ -15,7 +16,7 @@ nlohmann::ordered_json sizing_json(const Sizing& sizing, bool with_io = false);
 
 // The `dataset` part of it; with `tree`, every element's children too
 // (`inspect --json`).
-nlohmann::ordered_json dataset_json(const Report& report, bool tree);
+nlohmann::ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bool tree);
 
 // The bucket table as `buckets` prints it (the bucket-file format itself).
 nlohmann::ordered_json bucket_table_json(const BucketTable& table);

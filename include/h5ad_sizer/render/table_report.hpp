@@ -3,6 +3,7 @@
 #include <string>
 
 #include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/estimate/memory.hpp"
 
 namespace h5ad_sizer {
 
@@ -15,6 +16,6 @@ namespace h5ad_sizer {
 //   ...
 //   [HDF5 metadata, string text, free space]                      96 KiB      0
 //   TOTAL                                                        1.7 MiB 3.2 MiB 100.0%
-std::string render_table(const Report& report);
+std::string render_table(const Report& report, const MemoryEstimate& memory);
 
 }  // namespace h5ad_sizer

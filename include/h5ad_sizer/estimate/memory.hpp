@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "h5ad_sizer/anndata/report.hpp"
+
+// The memory model: what anndata.read_h5ad holds and needs for a report, as
+// a pure function of it. The report says what the file holds and which read
+// path anndata takes; this pass prices each in CPython, numpy, pandas, h5py
+// and HDF5 (estimate/python_costs.hpp, estimate/read_costs.hpp,
+// docs/memory-model.md).
+namespace h5ad_sizer {
+
+// The anndata stack whose memory the model predicts (its constants were
+// measured with Debian's anndata 0.8.0, pandas 1.5: docs/memory-model.md).
+inline constexpr const char* kModelledRuntime = "anndata-0.8";
+
+// One element's memory, mirroring the report's tree. Costs that belong to
+// no HDF5 object (a hash table pandas builds) are children of their own
+// with no element, named in brackets.
+struct ElementCost {
+  // Into the report the estimate was made from, which must outlive it and
+  // stay in place (moving a Report keeps its elements where they are).
+  const Element* element = nullptr;  // nullptr for a bracketed cost
+  std::string path;                  // element->path, or "[what]"
+  // Bytes it holds once read_h5ad has returned.
+  std::uint64_t final_bytes = 0;
+  // The most memory reading it needs at one moment beyond final_bytes, in
+  // three pools that do not share freed memory (docs/memory-model.md):
+  // Python objects and numpy temporaries (bytes objects, copies), which
+  // pymalloc keeps for later Python objects ...
+  std::uint64_t python_transient_bytes = 0;
+  // ... HDF5's small allocations (a record per chunk read), which glibc keeps
+  // in its heap for later HDF5 reads ...
+  std::uint64_t io_transient_bytes = 0;
+  // ... and HDF5's large buffers (type conversion of strings), which glibc
+  // maps and unmaps around each read. Children's transients do not add up:
+  // they are read one at a time.
+  std::uint64_t buffer_transient_bytes = 0;
+  std::vector<ElementCost> children;
+
+  // final_bytes to the children's sum; each transient to the largest of the
+  // children's and the element's own.
+  void sum_children(std::uint64_t own_python = 0, std::uint64_t own_io = 0, std::uint64_t own_buffer = 0);
+};
+
+struct MemoryEstimate {
+  std::string runtime;               // the anndata stack the model is for
+  std::vector<ElementCost> elements;  // as Report::elements
+  // What the read needs beyond the elements: imported modules, HDF5's
+  // per-file structures, per-dataset objects.
+  std::uint64_t read_overhead_bytes = 0;
+
+  const ElementCost* find(std::string_view path) const;
+  // Memory after the read: every element's final bytes.
+  std::uint64_t final_bytes() const;
+  // The top-level element whose read needs the most of each transient pool,
+  // or nullptr when none needs any.
+  const ElementCost* python_peak() const;
+  const ElementCost* io_peak() const;
+  const ElementCost* buffer_peak() const;
+  // The peak of the read: all final bytes, the largest transient of each
+  // pool, and the read overhead. Elements are read one after another, so at
+  // most one transient of each pool is alive; counting every final as
+  // already present makes this an upper bound.
+  std::uint64_t peak_bytes() const;
+};
+
+// Throws Error(invalid_h5ad) naming the element whose sizes overflow.
+MemoryEstimate estimate_memory(const Report& report);
+
+}  // namespace h5ad_sizer

@@ -1,0 +1,223 @@
+#include "h5ad_sizer/estimate/memory.hpp"
+
+#include <algorithm>
+
+#include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/estimate/python_costs.hpp"
+#include "h5ad_sizer/estimate/read_costs.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+ElementCost bracketed(const std::string& what, std::uint64_t final_bytes) {
+  ElementCost cost;
+  cost.path = what;
+  cost.final_bytes = final_bytes;
+  return cost;
+}
+
+// Records read whole: every member's strings are decoded at once.
+std::uint64_t records_transient(const std::vector<ElementCost>& members) {
+  std::uint64_t transient = 0;
+  for (const ElementCost& member : members) transient = checked_add(transient, member.python_transient_bytes);
+  return transient;
+}
+
+// HDF5's buffers for records with variable-length string members.
+std::uint64_t records_buffer_transient(const h5::DatasetInfo& info) {
+  const bool strings = std::any_of(info.type.members.begin(), info.type.members.end(),
+                                   [](const h5::TypeInfo& member) {
+                                     return member.type_class == h5::TypeClass::vlen_string;
+                                   });
+  return strings ? read_costs::record_conversion() : 0;
+}
+
+// pandas.DataFrame(dict) copies plain numpy columns into consolidated 2-D
+// blocks (object columns as a block of pointers) while the columns as read
+// are still alive; extension arrays (categoricals, nullables) are kept as
+// they are.
+std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::uint64_t n_columns,
+                                std::uint64_t rows) {
+  std::uint64_t copy = 0;
+  for (std::size_t i = 0; i < n_columns && i < children.size(); ++i) {
+    const Element* column = children[i].element;
+    if (column == nullptr) continue;
+    if (column->encoding == "array") copy = checked_add(copy, children[i].final_bytes);
+    if (column->encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
+  }
+  return copy;
+}
+
+ElementCost cost_of(const Element& element);
+
+// A dataset, or a member of one: what its form costs.
+void cost_data(const Element& element, ElementCost& cost) {
+  const std::uint64_t count = element.nnz;
+  const h5::StringSample none;
+  const h5::StringSample& sample = element.strings ? *element.strings : none;
+  switch (element.form) {
+    case Form::numbers:
+      cost.final_bytes = checked_mul(count, element.itemsize);
+      break;
+    case Form::number_object:
+      cost.final_bytes = python::kScalarObject;
+      break;
+    case Form::str_objects:
+      cost.final_bytes = python::string_array_bytes(count, sample);
+      if (element.shape.empty()) cost.final_bytes -= python::kPointer;  // a lone str, no array
+      cost.python_transient_bytes = read_costs::string_objects(count, sample);
+      cost.buffer_transient_bytes = read_costs::string_array_conversion(count);
+      break;
+    case Form::str_field:
+      cost.final_bytes = python::string_array_bytes(count, sample);
+      cost.python_transient_bytes = read_costs::record_strings(count, sample);
+      break;
+    case Form::unicode:
+      // The bytes array read first is alive during the astype copy.
+      cost.final_bytes = python::unicode_array_bytes(count, element.itemsize);
+      cost.python_transient_bytes = checked_mul(count, element.itemsize);
+      break;
+    case Form::unicode_field:
+      cost.final_bytes = python::unicode_array_bytes(count, element.itemsize);
+      break;
+    case Form::references:
+      cost.final_bytes = checked_mul(count, python::kPointer);
+      break;
+    case Form::records:
+      // Read whole, then copied by astype to decode the strings.
+      for (const Element& member : element.children) cost.children.push_back(cost_of(member));
+      cost.sum_children(records_transient(cost.children), read_costs::dataset(*element.dataset),
+                        records_buffer_transient(*element.dataset));
+      break;
+    case Form::none:
+      break;
+  }
+  if (element.dataset && element.form != Form::none) {
+    cost.io_transient_bytes = checked_add(cost.io_transient_bytes, read_costs::dataset(*element.dataset));
+  }
+}
+
+// pandas.Categorical.from_codes: codes re-cast to the smallest type for the
+// number of categories, categories as an Index whose uniqueness is checked
+// (building a hash table that the Index keeps).
+void cost_categorical(const Element& element, ElementCost& cost) {
+  for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+  ElementCost& codes = cost.children.at(0);
+  const std::uint64_t n_categories = element.children.at(1).length();
+  // Re-casting copies the codes as read, which are alive during the copy.
+  const std::uint64_t as_read = codes.final_bytes;
+  codes.final_bytes = checked_mul(element.children[0].length(), python::categorical_code_itemsize(n_categories));
+  const std::uint64_t recast = as_read != codes.final_bytes ? as_read : 0;
+  cost.children.push_back(bracketed("[categories hash table]", python::hash_table_bytes(n_categories)));
+  cost.sum_children(recast);
+}
+
+void cost_dataframe(const Element& element, ElementCost& cost) {
+  for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+  const std::uint64_t rows = element.shape.empty() ? 0 : element.shape[0];
+  if (element.dataset) {
+    // Legacy records: read whole and decoded, then the frame's construction
+    // copy; the first member is the index.
+    const std::uint64_t own = checked_add(
+        records_transient(cost.children),
+        construction_copy(cost.children, cost.children.empty() ? 0 : cost.children.size() - 1, rows));
+    cost.sum_children(own, read_costs::dataset(*element.dataset), records_buffer_transient(*element.dataset));
+  } else {
+    const std::uint64_t n_columns = element.shape.size() > 1 ? element.shape[1] : 0;
+    cost.sum_children(construction_copy(cost.children, n_columns, rows));
+  }
+  if (element.checks_unique_index) {
+    cost.children.push_back(bracketed("[index hash table]", python::hash_table_bytes(rows)));
+    cost.sum_children();
+  }
+}
+
+ElementCost cost_of(const Element& element) {
+  ElementCost cost;
+  cost.element = &element;
+  cost.path = element.path;
+  if (element.form != Form::none) {
+    cost_data(element, cost);
+  } else if (element.encoding == "categorical") {
+    cost_categorical(element, cost);
+  } else if (element.encoding == "dataframe") {
+    cost_dataframe(element, cost);
+  } else {
+    for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+    cost.sum_children();
+  }
+  return cost;
+}
+
+const ElementCost* largest(const std::vector<ElementCost>& elements, std::uint64_t ElementCost::*field) {
+  const ElementCost* peak = nullptr;
+  for (const ElementCost& element : elements) {
+    if (element.*field > 0 && (!peak || element.*field > (*peak).*field)) peak = &element;
+  }
+  return peak;
+}
+
+}  // namespace
+
+void ElementCost::sum_children(std::uint64_t own_python, std::uint64_t own_io, std::uint64_t own_buffer) {
+  final_bytes = 0;
+  python_transient_bytes = own_python;
+  io_transient_bytes = own_io;
+  buffer_transient_bytes = own_buffer;
+  for (const ElementCost& child : children) {
+    final_bytes = checked_add(final_bytes, child.final_bytes);
+    python_transient_bytes = std::max(python_transient_bytes, child.python_transient_bytes);
+    io_transient_bytes = std::max(io_transient_bytes, child.io_transient_bytes);
+    buffer_transient_bytes = std::max(buffer_transient_bytes, child.buffer_transient_bytes);
+  }
+}
+
+const ElementCost* MemoryEstimate::find(std::string_view path) const {
+  for (const ElementCost& element : elements) {
+    if (element.path == path) return &element;
+  }
+  return nullptr;
+}
+
+std::uint64_t MemoryEstimate::final_bytes() const {
+  std::uint64_t total = 0;
+  for (const ElementCost& element : elements) total = checked_add(total, element.final_bytes);
+  return total;
+}
+
+const ElementCost* MemoryEstimate::python_peak() const {
+  return largest(elements, &ElementCost::python_transient_bytes);
+}
+const ElementCost* MemoryEstimate::io_peak() const { return largest(elements, &ElementCost::io_transient_bytes); }
+const ElementCost* MemoryEstimate::buffer_peak() const {
+  return largest(elements, &ElementCost::buffer_transient_bytes);
+}
+
+std::uint64_t MemoryEstimate::peak_bytes() const {
+  std::uint64_t total = checked_add(final_bytes(), read_overhead_bytes);
+  if (const ElementCost* peak = python_peak()) total = checked_add(total, peak->python_transient_bytes);
+  if (const ElementCost* peak = io_peak()) total = checked_add(total, peak->io_transient_bytes);
+  if (const ElementCost* peak = buffer_peak()) total = checked_add(total, peak->buffer_transient_bytes);
+  return total;
+}
+
+MemoryEstimate estimate_memory(const Report& report) {
+  MemoryEstimate estimate;
+  estimate.runtime = kModelledRuntime;
+  for (const Element& element : report.elements) {
+    try {
+      estimate.elements.push_back(cost_of(element));
+    } catch (const std::overflow_error& overflow) {
+      throw_invalid(report.source + ": " + element.path + ": " + overflow.what());
+    }
+  }
+  try {
+    estimate.read_overhead_bytes = read_costs::read_overhead(report.datasets_read);
+  } catch (const std::overflow_error& overflow) {
+    throw_invalid(report.source + ": /: " + overflow.what());
+  }
+  return estimate;
+}
+
+}  // namespace h5ad_sizer
