@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "h5ad_sizer/anndata/reader.hpp"
-#include "h5ad_sizer/estimate/sizing.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer {
@@ -37,7 +36,7 @@ TEST(Corpus, EveryFileAgreesWithAnndata) {
     EXPECT_EQ(report.n_obs, expected["n_obs"].get<std::uint64_t>());
     EXPECT_EQ(report.n_vars, expected["n_vars"].get<std::uint64_t>());
     EXPECT_EQ(matrix_truth(report.find("/X")), expected["X"]);
-    EXPECT_EQ(matrix_truth(find_raw_x(report)), expected["raw_X"]);
+    EXPECT_EQ(matrix_truth(report.raw_x()), expected["raw_X"]);
     for (const char* keys : {"layers", "obsm", "varm", "obsp", "varp"}) {
       // anndata's mappings are unordered; compare as sets.
       auto got = report.keys.at(keys);

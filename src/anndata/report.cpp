@@ -36,6 +36,11 @@ const Element* Report::find(std::string_view path) const {
   return nullptr;
 }
 
+const Element* Report::raw_x() const {
+  if (const Element* x = find("/raw/X")) return x;
+  return find("/raw.X");
+}
+
 std::uint64_t Report::stored_total() const {
   std::uint64_t total = 0;
   for (const Element& element : elements) total = checked_add(total, element.stored_bytes);

@@ -2,23 +2,60 @@
 
 #include <spdlog/spdlog.h>
 
+#include "h5ad_sizer/anndata/reader.hpp"
+#include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/errors.hpp"
-#include "h5ad_sizer/estimate/sizing.hpp"
+#include "h5ad_sizer/estimate/job.hpp"
+#include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/render/json_report.hpp"
 #include "h5ad_sizer/render/units.hpp"
+#include "h5ad_sizer/sizing.hpp"
+#include "h5ad_sizer/source.hpp"
 
 namespace h5ad_sizer::cli {
+namespace {
+
+// Reads the file, estimates, and picks a bucket.
+Sizing size_dataset(const SizeOptions& options) {
+  Sizing sizing;
+  // The table first: a configuration error should not wait for a large file.
+  sizing.table = load_bucket_table(options.buckets);
+  if (options.profile) {
+    auto profile = find_builtin_profile(*options.profile);
+    if (!profile) {
+      throw_usage("--profile: unknown profile \"" + *options.profile + "\" (built in: " +
+                  builtin_profile_names() + ")");
+    }
+    sizing.table.profile = *profile;
+  }
+  if (options.runtime && *options.runtime != kModelledRuntime) {
+    throw_usage("--runtime: unknown runtime \"" + *options.runtime + "\" (modelled: " + kModelledRuntime + ")");
+  }
+  if (options.min_bucket < 1 || options.min_bucket > sizing.table.buckets.size()) {
+    throw_usage("--min-bucket: must be between 1 and " + std::to_string(sizing.table.buckets.size()) +
+                " (the buckets in " + sizing.table.origin + ")");
+  }
+  OpenedSource source = open_source(options.path, {!options.no_sign_request, options.deadline});
+  // Object headers only: the chunk indexes would cost a request per node
+  // over HTTP, for stored bytes the estimate does not use.
+  ReadOptions read_options;
+  read_options.storage = h5::StorageDetail::object_header;
+  sizing.report = read_anndata(source, read_options);
+  sizing.io = source.bytes->stats();
+  sizing.memory = estimate_memory(sizing.report);
+  try {
+    sizing.estimate = estimate_job(sizing.report, sizing.memory, sizing.table.profile);
+  } catch (const std::overflow_error& overflow) {
+    throw_invalid(sizing.report.source + ": /: " + overflow.what());
+  }
+  sizing.choice = choose_bucket(sizing.table, sizing.estimate.required_bytes, options.min_bucket);
+  return sizing;
+}
+
+}  // namespace
 
 nlohmann::ordered_json size_document(const SizeOptions& options) {
-  SizeRequest request;
-  request.location = options.path;
-  request.buckets_path = options.buckets;
-  request.profile = options.profile;
-  request.runtime = options.runtime;
-  request.min_bucket = options.min_bucket;
-  request.source.sign_requests = !options.no_sign_request;
-  request.source.deadline = options.deadline;
-  const Sizing sizing = size_dataset(request);
+  const Sizing sizing = size_dataset(options);
   if (sizing.choice.overflow) {
     const Bucket& largest = sizing.table.buckets.back();
     const std::string message =

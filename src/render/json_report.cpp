@@ -73,7 +73,7 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
   out["n_obs"] = report.n_obs;
   out["n_vars"] = report.n_vars;
   out["X"] = matrix_json(report.find("/X"), memory, /*absent_as_null=*/false);
-  out["raw_X"] = matrix_json(find_raw_x(report), memory, /*absent_as_null=*/true);
+  out["raw_X"] = matrix_json(report.raw_x(), memory, /*absent_as_null=*/true);
   ordered_json elements = ordered_json::array();
   for (const ElementCost& element : memory.elements) elements.push_back(element_json(element, tree));
   out["elements"] = std::move(elements);

@@ -88,6 +88,8 @@ struct Report {
   std::uint64_t datasets_read = 0;
 
   const Element* find(std::string_view path) const;
+  // raw.X wherever the layout keeps it (/raw/X, or /raw.X before 0.7).
+  const Element* raw_x() const;
   std::uint64_t stored_total() const;
   // Whether every element's stored bytes are exact (see Element).
   bool stored_bytes_exact() const;

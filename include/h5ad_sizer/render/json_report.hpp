@@ -5,7 +5,7 @@
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/estimate/memory.hpp"
-#include "h5ad_sizer/estimate/sizing.hpp"
+#include "h5ad_sizer/sizing.hpp"
 
 namespace h5ad_sizer {
 
