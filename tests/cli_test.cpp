@@ -12,6 +12,7 @@ namespace {
 
 using nlohmann::json;
 using testing::data_file;
+using testing::CommandResult;
 using testing::run_tool;
 
 const char* kTwoBuckets = R"({
@@ -154,7 +155,7 @@ TEST(CliSize, ABatchJobConfiguresItThroughTheEnvironment) {
   EXPECT_EQ(doc["bucket"]["index"], 2);
   EXPECT_EQ(doc["bucket_table"], "H5AD_SIZER_BUCKETS_JSON");
   EXPECT_EQ(doc["estimate"]["profile"], "tight");
-  EXPECT_EQ(doc["estimate"]["runtime"], "anndata-0.8");
+  EXPECT_EQ(doc["estimate"]["runtime"], "anndata-0.11");  // the default
 
   // Flags win over the environment.
   const auto flagged = run_tool({"size", data_file("dense.h5ad"), "--min-bucket", "1"},
@@ -167,12 +168,42 @@ TEST(CliSize, ABatchJobConfiguresItThroughTheEnvironment) {
   EXPECT_NE(bad_inline.err.find("H5AD_SIZER_BUCKETS_JSON: not valid JSON"), std::string::npos) << bad_inline.err;
 }
 
-TEST(CliSize, OnlyTheModelledRuntime) {
-  EXPECT_EQ(run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.8"}).exit_code, 0);
-  const auto other = run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.11"});
+TEST(CliSize, TheRuntimeComesFromTheFlagTheTableOrTheDefault) {
+  auto required = [](const CommandResult& result) {
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return json::parse(result.out)["estimate"];
+  };
+  const json v08 = required(run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.8"}));
+  const json v011 = required(run_tool({"size", data_file("dense.h5ad")}));
+  EXPECT_EQ(v08["runtime"], "anndata-0.8");
+  EXPECT_EQ(v011["runtime"], "anndata-0.11");
+  EXPECT_EQ(v011["runtime_detail"]["interpreter_mib"], 152);
+  // The same read; the newer stack's interpreter is 56 MiB larger.
+  EXPECT_EQ(v08["loaded_bytes"], v011["loaded_bytes"]);
+  EXPECT_EQ(v011["required_bytes"].get<std::uint64_t>() - v08["required_bytes"].get<std::uint64_t>(),
+            56u * 1024 * 1024);
+
+  testing::ScopedTempDir dir;
+  const std::string table = dir.write("t.json", R"({"runtime": "anndata-0.10", "profile": "load", "buckets": [
+    {"name": "m", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/m:1", "vcpus": 1,
+     "memory_mib": 4096}]})");
+  const json from_table = required(run_tool({"size", data_file("dense.h5ad"), "--buckets", table}));
+  EXPECT_EQ(from_table["runtime"], "anndata-0.10");
+  EXPECT_EQ(from_table["profile_detail"]["overhead_mib"], 104);
+  const json flag_wins =
+      required(run_tool({"size", data_file("dense.h5ad"), "--buckets", table, "--runtime", "anndata-0.12"}));
+  EXPECT_EQ(flag_wins["runtime"], "anndata-0.12");
+  EXPECT_EQ(flag_wins["profile_detail"]["overhead_mib"], 152);
+
+  const auto other = run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.13"});
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("unknown runtime \"anndata-0.11\" (modelled: anndata-0.8)"), std::string::npos)
-      << other.err;
+  EXPECT_NE(other.err.find("unknown runtime \"anndata-0.13\""), std::string::npos) << other.err;
+  const std::string bad_table = dir.write("bad.json", R"({"runtime": "anndata-9", "profile": "load", "buckets": [
+    {"name": "m", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/m:1", "vcpus": 1,
+     "memory_mib": 4096}]})");
+  const auto refused = run_tool({"size", data_file("dense.h5ad"), "--buckets", bad_table});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("runtime: must name a modelled runtime"), std::string::npos) << refused.err;
 }
 
 TEST(CliSize, WithoutATokenNothingIsSent) {

@@ -9,9 +9,8 @@ estimate, file by file.
 Generates the corpus (make_corpus.py) if it is missing, measures each file in
 fresh processes (measure_peak.py: VmHWM after resetting it, minus VmRSS once
 anndata is imported, the maximum over --runs) with --runtime's anndata stack
-(bench/runtimes), runs `h5ad-sizer size` with the model for that runtime, or
-the default model when the tool has none for it (the table says which), and
-prints a Markdown table. For --job load the estimate compared is
+(bench/runtimes), runs `h5ad-sizer size --runtime` with the model for that
+runtime, and prints a Markdown table. For --job load the estimate compared is
 loaded_bytes; for the other jobs it is required_bytes minus the 96 MiB the
 profiles reserve for the interpreter with anndata imported, since the
 measurement starts after the import.
@@ -30,18 +29,17 @@ from measure_peak import measure  # noqa: E402
 from runtimes import RUNTIMES  # noqa: E402
 
 MIB = 1024 * 1024
-INTERPRETER = 96 * MIB  # src/estimate/profile.cpp kInterpreterBytes
 
 
 def estimate(tool, path, job, runtime):
     command = [tool, "size", path, "--profile", job]
-    modelled = subprocess.run(command + ["--runtime", runtime], capture_output=True, text=True)
-    out = modelled if modelled.returncode == 0 else subprocess.run(command, capture_output=True, text=True,
-                                                                   check=True)
+    out = subprocess.run(command + ["--runtime", runtime], capture_output=True, text=True, check=True)
     doc = json.loads(out.stdout)
     e = doc["estimate"]
-    predicted = e["loaded_bytes"] if job == "load" else e["required_bytes"] - INTERPRETER
-    return predicted, e["baselines"], doc["dataset"]["file_bytes"], e.get("runtime", "anndata-0.8")
+    # The measurement starts after the import: leave the interpreter out.
+    interpreter = e["runtime_detail"]["interpreter_mib"] * MIB
+    predicted = e["loaded_bytes"] if job == "load" else e["required_bytes"] - interpreter
+    return predicted, e["baselines"], doc["dataset"]["file_bytes"], e["runtime"]
 
 
 def main():

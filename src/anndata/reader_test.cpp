@@ -215,7 +215,7 @@ TEST(Reader, BrokenFilesAreInvalidWithTheElementNamed) {
   for (const auto& [name, message] : cases) {
     SCOPED_TRACE(name);
     try {
-      estimate_memory(read_fixture(name));  // some sizes overflow only when costed
+      estimate_memory(read_fixture(name), *find_runtime(kDefaultRuntime));  // some sizes overflow only when costed
       ADD_FAILURE() << "no error";
     } catch (const Error& error) {
       EXPECT_EQ(error.status(), ExitStatus::invalid_h5ad);

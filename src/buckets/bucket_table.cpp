@@ -62,9 +62,9 @@ bool is_job_definition_arn(const std::string& arn) {
   return std::regex_match(arn, pattern);
 }
 
-JobProfile parse_profile(const json& value, const std::string& origin) {
+JobProfile parse_profile(const json& value, const std::string& origin, const RuntimeModel& runtime) {
   if (value.is_string()) {
-    auto builtin = find_builtin_profile(value.get<std::string>());
+    auto builtin = find_builtin_profile(value.get<std::string>(), runtime);
     if (!builtin) {
       bad(origin, "profile", "unknown profile \"" + value.get<std::string>() +
                                  "\" (built in: " + builtin_profile_names() + ")");
@@ -125,7 +125,8 @@ Bucket parse_bucket(const json& value, std::size_t index, const std::string& ori
 BucketTable default_bucket_table() {
   BucketTable table;
   table.origin = "built-in";
-  table.profile = *find_builtin_profile("migrate");
+  table.profile = *find_builtin_profile("migrate", *find_runtime(kDefaultRuntime));
+  table.profile_is_builtin = true;
   table.buckets = {default_bucket(1, 2, 8), default_bucket(2, 4, 16), default_bucket(3, 8, 32),
                    default_bucket(4, 8, 64), default_bucket(5, 16, 128)};
   return table;
@@ -145,7 +146,16 @@ BucketTable parse_bucket_table(const std::string& text, const std::string& origi
 
   BucketTable table;
   table.origin = origin;
-  table.profile = parse_profile(require(document, "profile", origin, "top level"), origin);
+  std::optional<RuntimeModel> runtime = find_runtime(kDefaultRuntime);
+  if (auto it = document.find("runtime"); it != document.end()) {
+    if (!it->is_string() || !(runtime = find_runtime(it->get<std::string>()))) {
+      bad(origin, "runtime", "must name a modelled runtime (" + runtime_names() + ")");
+    }
+    table.runtime = runtime->name;
+  }
+  const json& profile = require(document, "profile", origin, "top level");
+  table.profile = parse_profile(profile, origin, *runtime);
+  table.profile_is_builtin = profile.is_string();
   const json& buckets = require(document, "buckets", origin, "top level");
   if (!buckets.is_array()) bad(origin, "buckets", "must be an array");
   if (buckets.empty()) bad(origin, "buckets", "must list at least one bucket");
@@ -181,6 +191,11 @@ BucketTable load_bucket_table(const std::optional<std::string>& path) {
   text << in.rdbuf();
   if (in.bad()) throw_usage(origin + ": cannot read the bucket table");
   return parse_bucket_table(text.str(), origin);
+}
+
+JobProfile BucketTable::profile_for(const RuntimeModel& model) const {
+  if (!profile_is_builtin) return profile;
+  return *find_builtin_profile(profile.name, model);
 }
 
 BucketChoice choose_bucket(const BucketTable& table, std::uint64_t required_bytes,

@@ -19,6 +19,7 @@
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
+#include "h5ad_sizer/estimate/runtime.hpp"
 #include "h5ad_sizer/render/json_report.hpp"
 #include "h5ad_sizer/render/table_report.hpp"
 #include "h5ad_sizer/source.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 struct InspectOptions {
   std::string path;
+  std::string runtime = kDefaultRuntime;
   bool json = false;
   bool no_sign_request = false;
 };
@@ -58,7 +60,7 @@ int run_size(const SizeOptions& options, const TaskOptions& task) {
 int run_inspect(const InspectOptions& options) {
   const OpenedSource source = open_source(options.path, {!options.no_sign_request, std::nullopt});
   const Report report = read_anndata(source);
-  const MemoryEstimate memory = estimate_memory(report);
+  const MemoryEstimate memory = estimate_memory(report, *find_runtime(options.runtime));
   if (options.json) {
     std::cout << dataset_json(report, memory, /*tree=*/true).dump(2) << '\n';
   } else {
@@ -71,6 +73,12 @@ int run_buckets(const BucketsOptions& options) {
   const BucketTable table = load_bucket_table(options.buckets);
   std::cout << bucket_table_json(table).dump(2) << '\n';
   return 0;
+}
+
+std::vector<std::string> runtime_names_list() {
+  std::vector<std::string> names;
+  for (const RuntimeModel& model : runtime_models()) names.push_back(model.name);
+  return names;
 }
 
 void configure_logging(bool verbose) {
@@ -137,8 +145,9 @@ int run(int argc, char** argv) {
                            "$H5AD_SIZER_BUCKETS_JSON (the table), else built in");
   size_command->add_option("--profile", size.profile,
                            "Job profile overriding the table's: " + builtin_profile_names());
-  size_command->add_option("--runtime", size.runtime,
-                           std::string("The anndata stack the job runs (modelled: ") + kModelledRuntime + ")");
+  const std::string runtime_help = "The anndata stack the job runs: " + runtime_names() + " (default: the "
+                                   "table's \"runtime\", else " + kDefaultRuntime + ")";
+  size_command->add_option("--runtime", size.runtime, runtime_help);
   size_command->add_option("--min-bucket", size.min_bucket,
                            "Never choose below this bucket (1-based), e.g. after an OOM; "
                            "default: $MIN_BUCKET, else 1")
@@ -159,6 +168,8 @@ int run(int argc, char** argv) {
   inspect_command->add_option("PATH", inspect.path, path_help)->required();
   inspect_command->add_flag("--no-sign-request", inspect.no_sign_request, no_sign_help);
   inspect_command->add_flag("--json", inspect.json, "Print the element tree as JSON");
+  inspect_command->add_option("--runtime", inspect.runtime, runtime_help)
+      ->check(CLI::IsMember(runtime_names_list()));
 
   BucketsOptions buckets;
   auto* buckets_command =

@@ -20,16 +20,19 @@ Sizing size_dataset(const SizeOptions& options) {
   Sizing sizing;
   // The table first: a configuration error should not wait for a large file.
   sizing.table = load_bucket_table(options.buckets);
+  const std::string runtime_name = options.runtime.value_or(sizing.table.runtime.value_or(kDefaultRuntime));
+  const std::optional<RuntimeModel> runtime = find_runtime(runtime_name);
+  if (!runtime) {
+    throw_usage("--runtime: unknown runtime \"" + runtime_name + "\" (modelled: " + runtime_names() + ")");
+  }
+  JobProfile profile = sizing.table.profile_for(*runtime);
   if (options.profile) {
-    auto profile = find_builtin_profile(*options.profile);
-    if (!profile) {
+    auto builtin = find_builtin_profile(*options.profile, *runtime);
+    if (!builtin) {
       throw_usage("--profile: unknown profile \"" + *options.profile + "\" (built in: " +
                   builtin_profile_names() + ")");
     }
-    sizing.table.profile = *profile;
-  }
-  if (options.runtime && *options.runtime != kModelledRuntime) {
-    throw_usage("--runtime: unknown runtime \"" + *options.runtime + "\" (modelled: " + kModelledRuntime + ")");
+    profile = *builtin;
   }
   if (options.min_bucket < 1 || options.min_bucket > sizing.table.buckets.size()) {
     throw_usage("--min-bucket: must be between 1 and " + std::to_string(sizing.table.buckets.size()) +
@@ -42,9 +45,9 @@ Sizing size_dataset(const SizeOptions& options) {
   read_options.storage = h5::StorageDetail::object_header;
   sizing.report = read_anndata(source, read_options);
   sizing.io = source.bytes->stats();
-  sizing.memory = estimate_memory(sizing.report);
+  sizing.memory = estimate_memory(sizing.report, *runtime);
   try {
-    sizing.estimate = estimate_job(sizing.report, sizing.memory, sizing.table.profile);
+    sizing.estimate = estimate_job(sizing.report, sizing.memory, profile);
   } catch (const std::overflow_error& overflow) {
     throw_invalid(sizing.report.source + ": /: " + overflow.what());
   }

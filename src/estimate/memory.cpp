@@ -202,9 +202,9 @@ std::uint64_t MemoryEstimate::peak_bytes() const {
   return total;
 }
 
-MemoryEstimate estimate_memory(const Report& report) {
+MemoryEstimate estimate_memory(const Report& report, const RuntimeModel& runtime) {
   MemoryEstimate estimate;
-  estimate.runtime = kModelledRuntime;
+  estimate.runtime = runtime;
   for (const Element& element : report.elements) {
     try {
       estimate.elements.push_back(cost_of(element));

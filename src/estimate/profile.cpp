@@ -11,10 +11,6 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
-// A fresh /usr/bin/python3 that has imported anndata holds 86.3 MiB resident
-// (bench/mechanisms.py interpreter); 96 MiB rounds that up for the shared
-// libraries HDF5 maps on first use.
-constexpr std::uint64_t kInterpreterBytes = 96 * kMiB;
 // Writing a compressed copy: at most 10.7 MiB above the read's peak on the
 // calibration corpus (the chunk records and compression buffers of HDF5's
 // writer), rounded up.
@@ -30,7 +26,7 @@ std::uint64_t scaled(std::uint64_t bytes, double factor) {
 
 }  // namespace
 
-const std::vector<JobProfile>& builtin_profiles() {
+std::vector<JobProfile> builtin_profiles(const RuntimeModel& runtime) {
   // Measured with bench/measure_peak.py --job load|migrate|process on the
   // calibration corpus; docs/memory-model.md has the table.
   //   load:    read_h5ad only.
@@ -41,16 +37,17 @@ const std::vector<JobProfile>& builtin_profiles() {
   //   process: X to float32, normalised per cell into a new matrix, log1p,
   //            a CSC copy for per-gene statistics: 3.2-4.0 copies of sparse X
   //            and 1.0 of dense X (as float32) above the read's peak.
-  static const std::vector<JobProfile> profiles = {
-      {"load", 1.0, 0.0, 0.0, kInterpreterBytes},
-      {"migrate", 1.01, 0.0, 0.0, kInterpreterBytes + kCompressedWriteBytes},
-      {"process", 1.0, 4.0, 1.0, kInterpreterBytes},
+  //   Each also holds the runtime's interpreter.
+  const std::uint64_t interpreter = runtime.interpreter_bytes;
+  return {
+      {"load", 1.0, 0.0, 0.0, interpreter},
+      {"migrate", 1.01, 0.0, 0.0, interpreter + kCompressedWriteBytes},
+      {"process", 1.0, 4.0, 1.0, interpreter},
   };
-  return profiles;
 }
 
-std::optional<JobProfile> find_builtin_profile(const std::string& name) {
-  for (const JobProfile& profile : builtin_profiles()) {
+std::optional<JobProfile> find_builtin_profile(const std::string& name, const RuntimeModel& runtime) {
+  for (const JobProfile& profile : builtin_profiles(runtime)) {
     if (profile.name == name) return profile;
   }
   return std::nullopt;
@@ -58,7 +55,7 @@ std::optional<JobProfile> find_builtin_profile(const std::string& name) {
 
 std::string builtin_profile_names() {
   std::string names;
-  for (const JobProfile& profile : builtin_profiles()) {
+  for (const JobProfile& profile : builtin_profiles(RuntimeModel{})) {
     if (!names.empty()) names += ", ";
     names += profile.name;
   }

@@ -40,13 +40,31 @@ TEST(Profile, OverflowIsAnErrorNotAWrap) {
 }
 
 TEST(Profile, BuiltinsAreFoundByNameAndNeverShrink) {
-  for (const JobProfile& p : builtin_profiles()) {
-    ASSERT_TRUE(find_builtin_profile(p.name).has_value());
+  const RuntimeModel runtime = *find_runtime(kDefaultRuntime);
+  for (const JobProfile& p : builtin_profiles(runtime)) {
+    ASSERT_TRUE(find_builtin_profile(p.name, runtime).has_value());
     EXPECT_GE(p.multiplier, 1.0);
   }
-  EXPECT_FALSE(find_builtin_profile("no-such-profile").has_value());
+  EXPECT_FALSE(find_builtin_profile("no-such-profile", runtime).has_value());
   EXPECT_EQ(builtin_profile_names(), "load, migrate, process");
-  EXPECT_EQ(find_builtin_profile("process")->sparse_x_copies, 4.0);
+  EXPECT_EQ(find_builtin_profile("process", runtime)->sparse_x_copies, 4.0);
+}
+
+TEST(Profile, BuiltinsHoldTheRuntimesInterpreter) {
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  // Measured baselines rounded up to 8 MiB, plus 8 (bench/runtimes/baselines.py).
+  const std::pair<const char*, std::uint64_t> interpreters[] = {
+      {"anndata-0.8", 96}, {"anndata-0.10", 104}, {"anndata-0.11", 152}, {"anndata-0.12", 152},
+      {"anndata-0.12-pandas3", 152}};
+  for (const auto& [name, mib] : interpreters) {
+    const auto runtime = find_runtime(name);
+    ASSERT_TRUE(runtime.has_value()) << name;
+    EXPECT_EQ(find_builtin_profile("load", *runtime)->overhead_bytes, mib * kMiB) << name;
+    EXPECT_EQ(find_builtin_profile("process", *runtime)->overhead_bytes, mib * kMiB) << name;
+    EXPECT_EQ(find_builtin_profile("migrate", *runtime)->overhead_bytes, (mib + 12) * kMiB) << name;
+  }
+  EXPECT_FALSE(find_runtime("anndata-0.13").has_value());
+  EXPECT_EQ(runtime_names(), "anndata-0.8, anndata-0.10, anndata-0.11, anndata-0.12, anndata-0.12-pandas3");
 }
 
 }  // namespace

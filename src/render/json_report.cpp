@@ -95,7 +95,8 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
                    {"buffer_transient_bytes", buffer_peak ? buffer_peak->buffer_transient_bytes : 0},
                    {"buffer_peak_element", path_of(buffer_peak)},
                    {"read_overhead_bytes", memory.read_overhead_bytes},
-                   {"loaded_bytes", memory.peak_bytes()}};
+                   {"loaded_bytes", memory.peak_bytes()},
+                   {"runtime", memory.runtime.name}};
   return out;
 }
 
@@ -126,7 +127,11 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
                      {"baselines",
                       {{"n_obs_x_n_vars", estimate.n_obs_x_n_vars},
                        {"x_and_raw_x_nbytes", estimate.x_and_raw_x_nbytes}}},
-                     {"runtime", estimate.runtime}};
+                     {"runtime", estimate.runtime.name},
+                     {"runtime_detail",
+                      {{"name", estimate.runtime.name},
+                       {"measured_with", estimate.runtime.measured_with},
+                       {"interpreter_mib", estimate.runtime.interpreter_bytes / kMiB}}}};
   out["bucket_table"] = sizing.table.origin;
   out["dataset"] = dataset_json(sizing.report, sizing.memory, /*tree=*/false);
   if (with_io) {
@@ -144,7 +149,10 @@ ordered_json bucket_table_json(const BucketTable& table) {
     bucket.erase("index");
     buckets.push_back(std::move(bucket));
   }
-  return {{"profile", profile_json(table.profile)}, {"buckets", std::move(buckets)}};
+  ordered_json out = {{"profile", profile_json(table.profile)}};
+  if (table.runtime) out["runtime"] = *table.runtime;
+  out["buckets"] = std::move(buckets);
+  return out;
 }
 
 }  // namespace h5ad_sizer

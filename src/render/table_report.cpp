@@ -95,7 +95,8 @@ std::string render_table(const Report& report, const MemoryEstimate& memory) {
   std::ostringstream out;
   out << report.source << ": AnnData " << layout_name(report.layout) << " layout, " << report.n_obs
       << " obs x " << report.n_vars << " vars, " << human_bytes(report.file_bytes)
-      << " on disk, " << human_bytes(loaded_total) << " at the peak of read_h5ad\n\n"
+      << " on disk, " << human_bytes(loaded_total) << " at the peak of read_h5ad (" << memory.runtime.name
+      << ")\n\n"
       << format(rows);
   return out.str();
 }

@@ -21,8 +21,16 @@ struct Bucket {
 // Buckets in strictly ascending memory, and the job profile sizing uses.
 struct BucketTable {
   std::string origin;  // file path, "PATH (from H5AD_SIZER_BUCKETS)", "H5AD_SIZER_BUCKETS_JSON" or "built-in"
+  // The job profile; a built-in one (by name) holds the runtime's
+  // interpreter, so it is resolved again for the runtime in effect.
   JobProfile profile;
+  bool profile_is_builtin = false;
+  // The anndata stack the jobs run ("runtime"), when the table names one.
+  std::optional<std::string> runtime;
   std::vector<Bucket> buckets;
+
+  // The profile for `model`: a built-in resolved for it, else the table's.
+  JobProfile profile_for(const RuntimeModel& model) const;
 };
 
 // "Machines 1-5", sized to what EC2 instances of 8 to 128 GiB leave for jobs.

@@ -11,7 +11,7 @@
 namespace h5ad_sizer {
 
 struct Estimate {
-  std::string runtime = kModelledRuntime;
+  RuntimeModel runtime;
   std::uint64_t peak_bytes = 0;      // the peak of anndata.read_h5ad (JSON: loaded_bytes)
   std::uint64_t required_bytes = 0;  // the profile applied to peak_bytes
   JobProfile profile;

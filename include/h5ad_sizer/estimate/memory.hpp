@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/estimate/runtime.hpp"
 
 // The memory model: what anndata.read_h5ad holds and needs for a report, as
 // a pure function of it. The report says what the file holds and which read
@@ -13,10 +14,6 @@
 // and HDF5 (estimate/python_costs.hpp, estimate/read_costs.hpp,
 // docs/memory-model.md).
 namespace h5ad_sizer {
-
-// The anndata stack whose memory the model predicts (its constants were
-// measured with Debian's anndata 0.8.0, pandas 1.5: docs/memory-model.md).
-inline constexpr const char* kModelledRuntime = "anndata-0.8";
 
 // One element's memory, mirroring the report's tree. Costs that belong to
 // no HDF5 object (a hash table pandas builds) are children of their own
@@ -48,7 +45,7 @@ struct ElementCost {
 };
 
 struct MemoryEstimate {
-  std::string runtime;               // the anndata stack the model is for
+  RuntimeModel runtime;               // the anndata stack the model is for
   std::vector<ElementCost> elements;  // as Report::elements
   // What the read needs beyond the elements: imported modules, HDF5's
   // per-file structures, per-dataset objects.
@@ -70,6 +67,6 @@ struct MemoryEstimate {
 };
 
 // Throws Error(invalid_h5ad) naming the element whose sizes overflow.
-MemoryEstimate estimate_memory(const Report& report);
+MemoryEstimate estimate_memory(const Report& report, const RuntimeModel& runtime);
 
 }  // namespace h5ad_sizer

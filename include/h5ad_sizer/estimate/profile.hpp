@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "h5ad_sizer/estimate/runtime.hpp"
+
 namespace h5ad_sizer {
 
 // What the job does with the dataset beyond loading it. Each built-in
@@ -25,8 +27,10 @@ struct JobProfile {
   std::uint64_t overhead_bytes = 0;
 };
 
-const std::vector<JobProfile>& builtin_profiles();
-std::optional<JobProfile> find_builtin_profile(const std::string& name);
+// The built-in profiles (load, migrate, process) for a runtime, whose
+// interpreter each profile's overhead holds.
+std::vector<JobProfile> builtin_profiles(const RuntimeModel& runtime);
+std::optional<JobProfile> find_builtin_profile(const std::string& name, const RuntimeModel& runtime);
 // "load, migrate, process": for error messages and --help.
 std::string builtin_profile_names();
 

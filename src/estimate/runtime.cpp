@@ -1,0 +1,44 @@
+#include "h5ad_sizer/estimate/runtime.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+}  // namespace
+
+const std::vector<RuntimeModel>& runtime_models() {
+  // Interpreters measured with bench/runtimes/baselines.py (max of 5 fresh
+  // processes, 2026-12-01): 87.1, 94.8, 137.4, 139.4 and 137.0 MiB. The
+  // read itself (estimate/memory.cpp) was measured against each stack on
+  // the calibration corpus (docs/accuracy.md): the same model holds for all.
+  static const std::vector<RuntimeModel> models = {
+      {"anndata-0.8", "anndata 0.8.0, pandas 1.5.3, numpy 1.24.2, h5py 3.7.0 (Debian bookworm)", 96 * kMiB},
+      {"anndata-0.10", "anndata 0.10.8, pandas 2.2.2, numpy 1.26.4, h5py 3.11.0 (HCA WARP)", 104 * kMiB},
+      {"anndata-0.11", "anndata 0.11.4, pandas 2.2.3, pyarrow 19.0.1, numpy 2.2.6, h5py 3.13.0 (CELLxGENE schema CLI)",
+       152 * kMiB},
+      {"anndata-0.12", "anndata 0.12.19, pandas 2.3.3, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1 (CELLxGENE Census)",
+       152 * kMiB},
+      {"anndata-0.12-pandas3", "anndata 0.12.6, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1",
+       152 * kMiB},
+  };
+  return models;
+}
+
+std::optional<RuntimeModel> find_runtime(const std::string& name) {
+  for (const RuntimeModel& model : runtime_models()) {
+    if (model.name == name) return model;
+  }
+  return std::nullopt;
+}
+
+std::string runtime_names() {
+  std::string names;
+  for (const RuntimeModel& model : runtime_models()) {
+    if (!names.empty()) names += ", ";
+    names += model.name;
+  }
+  return names;
+}
+
+}  // namespace h5ad_sizer
