@@ -154,10 +154,43 @@ def dense_uncompressed_big_var(r):
     return a, {}
 
 
+def nullable_columns(r):
+    # pandas nullable integer and boolean obs columns, with missing values:
+    # read without a copy, copied once by DataFrame().
+    n = 600_000
+    extra = {}
+    for k in range(5):
+        values = pd.array(r.integers(0, 100_000, n), dtype="Int64")
+        values[r.random(n) < 0.05] = pd.NA
+        extra[f"count_{k}"] = values
+    for k in range(4):
+        flags = pd.array(r.random(n) < 0.5, dtype="boolean")
+        flags[r.random(n) < 0.05] = pd.NA
+        extra[f"flag_{k}"] = flags
+    return ad.AnnData(csr(n, 2_000, 8, r), obs=cells(n, r, extra), var=genes(2_000, r)), {}
+
+
+def many_small_uns(r):
+    # Thousands of small uns entries, as analysis notebooks leave them:
+    # nested dicts, small arrays and strings, rank_genes_groups-style records.
+    a = ad.AnnData(csr(40_000, 6_000, 60, r), obs=cells(40_000, r), var=genes(6_000, r))
+    for g in range(600):
+        groups = [f"g{i}" for i in range(8)]
+        a.uns[f"result_{g}"] = {
+            "params": {"method": "wilcoxon", "n_genes": int(g), "use_raw": bool(g % 2)},
+            "scores": r.random(200).astype(np.float32),
+            "names": np.array([f"GENE{j}" for j in r.integers(0, 6_000, 200)], dtype=object),
+            "ranked": np.rec.fromarrays([np.array([f"GENE{j}" for j in r.integers(0, 6_000, 50)], dtype=object)
+                                         for _ in groups], names=groups),
+            "colors": np.array(["#1f77b4", "#ff7f0e", "#2ca02c"], dtype=object),
+        }
+    return a, {}
+
+
 CORPUS = {f.__name__: f for f in [
     dense_f32, dense_f64_with_raw, dense_f16, csr_raw_more_genes, csc_gzip, csr_int64_indices,
     layers_only_lzf, heavy_embeddings, heavy_uns, string_heavy_obs, many_categories,
-    dense_uncompressed_big_var]}
+    dense_uncompressed_big_var, nullable_columns, many_small_uns]}
 
 
 def main():

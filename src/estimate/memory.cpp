@@ -1,6 +1,7 @@
 #include "h5ad_sizer/estimate/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
@@ -35,24 +36,28 @@ std::uint64_t records_buffer_transient(const h5::DatasetInfo& info) {
 
 // pandas.DataFrame(dict) copies plain numpy columns into consolidated 2-D
 // blocks (object columns as a block of pointers) while the columns as read
-// are still alive; extension arrays (categoricals, nullables) are kept as
-// they are.
+// are still alive; categoricals are kept as they are; nullable integer and
+// boolean arrays are copied as often as the runtime does.
 std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::uint64_t n_columns,
-                                std::uint64_t rows) {
+                                std::uint64_t rows, const RuntimeModel& runtime) {
   std::uint64_t copy = 0;
   for (std::size_t i = 0; i < n_columns && i < children.size(); ++i) {
     const Element* column = children[i].element;
     if (column == nullptr) continue;
     if (column->encoding == "array") copy = checked_add(copy, children[i].final_bytes);
+    if (column->encoding == "nullable-integer" || column->encoding == "nullable-boolean") {
+      const double copies = static_cast<double>(children[i].final_bytes) * runtime.nullable_copies;
+      copy = checked_add(copy, static_cast<std::uint64_t>(std::ceil(copies)));
+    }
     if (column->encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
   }
   return copy;
 }
 
-ElementCost cost_of(const Element& element);
+ElementCost cost_of(const Element& element, const RuntimeModel& runtime);
 
 // A dataset, or a member of one: what its form costs.
-void cost_data(const Element& element, ElementCost& cost) {
+void cost_data(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
   const std::uint64_t count = element.nnz;
   const h5::StringSample none;
   const h5::StringSample& sample = element.strings ? *element.strings : none;
@@ -86,7 +91,7 @@ void cost_data(const Element& element, ElementCost& cost) {
       break;
     case Form::records:
       // Read whole, then copied by astype to decode the strings.
-      for (const Element& member : element.children) cost.children.push_back(cost_of(member));
+      for (const Element& member : element.children) cost.children.push_back(cost_of(member, runtime));
       cost.sum_children(records_transient(cost.children), read_costs::dataset(*element.dataset),
                         records_buffer_transient(*element.dataset));
       break;
@@ -101,50 +106,88 @@ void cost_data(const Element& element, ElementCost& cost) {
 // pandas.Categorical.from_codes: codes re-cast to the smallest type for the
 // number of categories, categories as an Index whose uniqueness is checked
 // (building a hash table that the Index keeps).
-void cost_categorical(const Element& element, ElementCost& cost) {
-  for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+void cost_categorical(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
+  for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
   ElementCost& codes = cost.children.at(0);
   const std::uint64_t n_categories = element.children.at(1).length();
   // Re-casting copies the codes as read, which are alive during the copy.
   const std::uint64_t as_read = codes.final_bytes;
   codes.final_bytes = checked_mul(element.children[0].length(), python::categorical_code_itemsize(n_categories));
   const std::uint64_t recast = as_read != codes.final_bytes ? as_read : 0;
+  const Element& categories = element.children[1];
+  if (runtime.arrow_strings && categories.form == Form::str_objects && categories.strings) {
+    // Arrow-backed categories, beside the object copy their hash engine keeps.
+    cost.children.push_back(bracketed("[categories as Arrow strings]",
+                                      python::arrow_string_array_bytes(n_categories, *categories.strings)));
+  }
   cost.children.push_back(bracketed("[categories hash table]", python::hash_table_bytes(n_categories)));
   cost.sum_children(recast);
 }
 
-void cost_dataframe(const Element& element, ElementCost& cost) {
-  for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+// pandas 3 with pyarrow: inside DataFrame() each object string column and
+// the index become Arrow "str" arrays, one after another, while every object
+// array it was given is alive; an index whose uniqueness anndata checks
+// keeps an object copy for its hash engine. Bounded from above: the object
+// arrays stay as costed, the Arrow arrays are added (a bracketed child),
+// and so is the largest conversion's build. Measured in the anndata-0.12-
+// pandas3 stack (400 000 strings of 12 and 40 bytes, one and two columns):
+// a conversion needs 1.0-1.4 times the Arrow array above it while building.
+constexpr double kArrowBuildFactor = 1.5;
+
+// Adds the Arrow arrays as a child; returns the largest conversion's build.
+std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
+  std::uint64_t arrays = 0;
+  std::uint64_t largest_build = 0;
+  for (std::size_t i = 0; i < cost.children.size() && i <= n_columns; ++i) {
+    const Element* column = cost.children[i].element;
+    if (column == nullptr || column->form != Form::str_objects || !column->strings) continue;
+    const std::uint64_t arrow = python::arrow_string_array_bytes(column->nnz, *column->strings);
+    arrays = checked_add(arrays, arrow);
+    const auto build = static_cast<std::uint64_t>(static_cast<double>(arrow) * kArrowBuildFactor);
+    // ensure_string_array first copies the column's pointers.
+    largest_build = std::max(largest_build, checked_add(build, checked_mul(column->nnz, python::kPointer)));
+  }
+  if (arrays > 0) cost.children.push_back(bracketed("[string columns as Arrow]", arrays));
+  return largest_build;
+}
+
+void cost_dataframe(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
+  for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
   const std::uint64_t rows = element.shape.empty() ? 0 : element.shape[0];
+  std::uint64_t own_python = 0;
+  std::uint64_t own_io = 0;
+  std::uint64_t own_buffer = 0;
   if (element.dataset) {
     // Legacy records: read whole and decoded, then the frame's construction
     // copy; the first member is the index.
-    const std::uint64_t own = checked_add(
+    own_python = checked_add(
         records_transient(cost.children),
-        construction_copy(cost.children, cost.children.empty() ? 0 : cost.children.size() - 1, rows));
-    cost.sum_children(own, read_costs::dataset(*element.dataset), records_buffer_transient(*element.dataset));
+        construction_copy(cost.children, cost.children.empty() ? 0 : cost.children.size() - 1, rows, runtime));
+    own_io = read_costs::dataset(*element.dataset);
+    own_buffer = records_buffer_transient(*element.dataset);
   } else {
     const std::uint64_t n_columns = element.shape.size() > 1 ? element.shape[1] : 0;
-    cost.sum_children(construction_copy(cost.children, n_columns, rows));
+    own_python = construction_copy(cost.children, n_columns, rows, runtime);
+    if (runtime.arrow_strings) own_python = checked_add(own_python, arrow_conversion(cost, n_columns));
   }
   if (element.checks_unique_index) {
     cost.children.push_back(bracketed("[index hash table]", python::hash_table_bytes(rows)));
-    cost.sum_children();
   }
+  cost.sum_children(own_python, own_io, own_buffer);
 }
 
-ElementCost cost_of(const Element& element) {
+ElementCost cost_of(const Element& element, const RuntimeModel& runtime) {
   ElementCost cost;
   cost.element = &element;
   cost.path = element.path;
   if (element.form != Form::none) {
-    cost_data(element, cost);
+    cost_data(element, runtime, cost);
   } else if (element.encoding == "categorical") {
-    cost_categorical(element, cost);
+    cost_categorical(element, runtime, cost);
   } else if (element.encoding == "dataframe") {
-    cost_dataframe(element, cost);
+    cost_dataframe(element, runtime, cost);
   } else {
-    for (const Element& child : element.children) cost.children.push_back(cost_of(child));
+    for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
     cost.sum_children();
   }
   return cost;
@@ -207,13 +250,14 @@ MemoryEstimate estimate_memory(const Report& report, const RuntimeModel& runtime
   estimate.runtime = runtime;
   for (const Element& element : report.elements) {
     try {
-      estimate.elements.push_back(cost_of(element));
+      estimate.elements.push_back(cost_of(element, runtime));
     } catch (const std::overflow_error& overflow) {
       throw_invalid(report.source + ": " + element.path + ": " + overflow.what());
     }
   }
   try {
-    estimate.read_overhead_bytes = read_costs::read_overhead(report.datasets_read);
+    estimate.read_overhead_bytes =
+        checked_add(read_costs::read_overhead(report.datasets_read), runtime.lazy_import_bytes);
   } catch (const std::overflow_error& overflow) {
     throw_invalid(report.source + ": /: " + overflow.what());
   }

@@ -33,6 +33,10 @@ std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length);
 // the sampled texts show for wider characters.
 std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample);
 
+// An Arrow large_string array of `count` strings whose lengths look like
+// `sample`: int64 offsets, the UTF-8 bytes, and a validity bitmap.
+std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSample& sample);
+
 // numpy bytes of a fixed-width 'S' array turned into unicode 'U' by
 // astype(str): four bytes per character.
 std::uint64_t unicode_array_bytes(std::uint64_t count, std::uint64_t width);

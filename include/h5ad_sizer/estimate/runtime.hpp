@@ -17,6 +17,21 @@ struct RuntimeModel {
   // measures it; the constant is that rounded up to a multiple of 8 MiB,
   // plus 8 MiB for the shared libraries a read maps later.
   std::uint64_t interpreter_bytes = 0;
+  // pandas 3 with pyarrow: DataFrame() turns object string columns, the
+  // index and categories into Arrow-backed "str" arrays (8 + L bytes a
+  // string) while the object arrays it was given are still alive
+  // (estimate/memory.cpp).
+  bool arrow_strings = false;
+  // Copies of nullable integer and boolean columns (values and mask) that
+  // building the frame holds beside them. Measured end to end on a frame of
+  // 600 000 rows with 5 Int64 and 4 boolean columns (bench/accuracy/
+  // make_corpus.py nullable_columns): the peak needs 4 up to anndata 0.11
+  // and almost none from 0.12 (docs/accuracy.md). Which calls make them is
+  // not yet measured separately.
+  double nullable_copies = 0.0;
+  // Libraries the read loads on first use, beyond those of the 0.8 stack
+  // (pyarrow for the first Arrow conversion).
+  std::uint64_t lazy_import_bytes = 0;
 };
 
 // CELLxGENE's schema CLI pins anndata 0.11.4 (pandas 2, pyarrow): the
