@@ -181,5 +181,121 @@ TEST(MemoryModel, IsAFunctionOfTheReportAlone) {
                                      frame.buffer_transient_bytes + memory.read_overhead_bytes);
 }
 
+// Small structural reports made by hand: one obs frame with a numeric
+// column, a nullable integer column, a string column and a string index.
+Element strings(const std::string& path, std::uint64_t rows, std::uint64_t length) {
+  Element e;
+  e.path = path;
+  e.encoding = "string-array";
+  e.form = Form::str_objects;
+  e.shape = {rows};
+  e.nnz = rows;
+  e.strings = h5::StringSample{};
+  e.strings->lengths.assign(100, length);
+  e.strings->population = rows;
+  return e;
+}
+
+Element numbers(const std::string& path, std::uint64_t rows, std::uint64_t itemsize) {
+  Element e;
+  e.path = path;
+  e.encoding = "array";
+  e.form = Form::numbers;
+  e.shape = {rows};
+  e.nnz = rows;
+  e.itemsize = itemsize;
+  return e;
+}
+
+Element nullable_integer(const std::string& path, std::uint64_t rows) {
+  Element e;
+  e.path = path;
+  e.encoding = "nullable-integer";
+  e.children = {numbers(path + "/values", rows, 8), numbers(path + "/mask", rows, 1)};
+  return e;
+}
+
+// An obs frame: a numeric column, `nullables` nullable integer columns, a
+// 40-byte string column when `note`, and an 11-byte string index.
+Report obs_report(std::uint64_t rows, std::size_t nullables, bool note) {
+  Element obs;
+  obs.path = "/obs";
+  obs.encoding = "dataframe";
+  obs.checks_unique_index = true;
+  obs.children.push_back(numbers("/obs/n_genes", rows, 8));
+  for (std::size_t i = 0; i < nullables; ++i) {
+    obs.children.push_back(nullable_integer("/obs/count_" + std::to_string(i), rows));
+  }
+  if (note) obs.children.push_back(strings("/obs/note", rows, 40));
+  obs.shape = {rows, obs.children.size()};
+  obs.children.push_back(strings("/obs/_index", rows, 11));
+  Report report;
+  report.elements = {obs};
+  report.datasets_read = 2 * nullables + 3;
+  return report;
+}
+
+MemoryEstimate estimate_for(const Report& report, const char* runtime) {
+  return estimate_memory(report, *find_runtime(runtime));
+}
+
+const ElementCost* bracket(const ElementCost& parent, const std::string& what) {
+  for (const ElementCost& c : parent.children) {
+    if (c.element == nullptr && c.path == what) return &c;
+  }
+  return nullptr;
+}
+
+TEST(RuntimeArithmetic, TheSameReadUpTo011) {
+  const Report report = obs_report(1000, 2, true);
+  const MemoryEstimate v08 = estimate_for(report, "anndata-0.8");
+  for (const char* runtime : {"anndata-0.10", "anndata-0.11"}) {
+    const MemoryEstimate other = estimate_for(report, runtime);
+    EXPECT_EQ(other.peak_bytes(), v08.peak_bytes()) << runtime;
+    EXPECT_EQ(other.runtime.name, runtime);
+  }
+}
+
+TEST(RuntimeArithmetic, NullableColumnsAreCopiedAsTheRuntimeDoes) {
+  // Six nullable columns outweigh reading the index's strings.
+  const std::uint64_t rows = 100'000;
+  const Report report = obs_report(rows, 6, false);
+  const std::uint64_t numeric = rows * 8;
+  const std::uint64_t nullable = 6 * rows * (8 + 1);
+  const ElementCost& v11 = estimate_for(report, "anndata-0.11").elements.at(0);
+  EXPECT_EQ(v11.python_transient_bytes, numeric + 4 * nullable);  // four copies up to 0.11
+  const ElementCost& v12 = estimate_for(report, "anndata-0.12").elements.at(0);
+  // A quarter of a copy from 0.12: now reading the index is the larger part.
+  const ElementCost& index = v12.children.at(7);
+  EXPECT_EQ(index.path, "/obs/_index");
+  EXPECT_GT(index.python_transient_bytes, numeric + nullable / 4);
+  EXPECT_EQ(v12.python_transient_bytes, index.python_transient_bytes);
+}
+
+TEST(RuntimeArithmetic, Pandas3AddsArrowStringsAndOneConversion) {
+  const std::uint64_t rows = 1000;
+  const Report report = obs_report(rows, 0, true);
+  const MemoryEstimate pandas2 = estimate_for(report, "anndata-0.12");
+  const MemoryEstimate pandas3 = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost& frame = pandas3.elements.at(0);
+  const ElementCost* arrow = bracket(frame, "[string columns as Arrow]");
+  ASSERT_NE(arrow, nullptr);
+  EXPECT_EQ(bracket(pandas2.elements.at(0), "[string columns as Arrow]"), nullptr);
+  // Offsets (n + 1) x 8, the bytes, a validity bitmap: the column and the index.
+  const std::uint64_t note = (rows + 1) * 8 + rows * 40 + rows / 8;
+  const std::uint64_t index = (rows + 1) * 8 + rows * 11 + rows / 8;
+  EXPECT_EQ(arrow->final_bytes, note + index);
+  EXPECT_EQ(frame.final_bytes, pandas2.elements.at(0).final_bytes + note + index);
+  // The frame's own transient: the construction copy (numbers, the column's
+  // pointers) and the largest conversion (1.5 x its Arrow array and a copy
+  // of its pointers), against the largest read of a column.
+  const std::uint64_t own = rows * 8 + rows * 8 + note * 3 / 2 + rows * 8;
+  std::uint64_t reads = 0;
+  for (const ElementCost& child : frame.children) reads = std::max(reads, child.python_transient_bytes);
+  EXPECT_EQ(frame.python_transient_bytes, std::max(own, reads));
+  // pyarrow loads on first use.
+  EXPECT_EQ(pandas3.read_overhead_bytes, pandas2.read_overhead_bytes + 8u * 1024 * 1024);
+}
+
 }  // namespace
 }  // namespace h5ad_sizer
