@@ -45,10 +45,13 @@ std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::u
     const Element* column = children[i].element;
     if (column == nullptr) continue;
     if (column->encoding == "array") copy = checked_add(copy, children[i].final_bytes);
+    double copies = 0;
     if (column->encoding == "nullable-integer" || column->encoding == "nullable-boolean") {
-      const double copies = static_cast<double>(children[i].final_bytes) * runtime.nullable_copies;
-      copy = checked_add(copy, static_cast<std::uint64_t>(std::ceil(copies)));
+      copies = runtime.nullable_copies;
+    } else if (column->encoding == "nullable-string-array") {
+      copies = runtime.nullable_string_copies;
     }
+    copy = checked_add(copy, static_cast<std::uint64_t>(std::ceil(static_cast<double>(children[i].final_bytes) * copies)));
     if (column->encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
   }
   return copy;
@@ -103,6 +106,23 @@ void cost_data(const Element& element, const RuntimeModel& runtime, ElementCost&
   }
 }
 
+// pandas 3 with pyarrow: inside DataFrame() each object string column and
+// the index become Arrow "str" arrays, one after another, while every object
+// array it was given is alive; an index whose uniqueness anndata checks
+// keeps an object copy for its hash engine. Bounded from above: the object
+// arrays stay as costed, the Arrow arrays are added (a bracketed child),
+// and so is the largest conversion's build. Measured in the anndata-0.12-
+// pandas3 stack (400 000 strings of 12 and 40 bytes, one and two columns):
+// a conversion needs 1.0-1.4 times the Arrow array above it while building.
+constexpr double kArrowBuildFactor = 1.5;
+
+// What building one Arrow string array of `count` strings holds at most:
+// 1.5 x the array, and the copy of pointers ensure_string_array makes first.
+std::uint64_t arrow_build(std::uint64_t arrow_bytes, std::uint64_t count) {
+  const auto build = static_cast<std::uint64_t>(static_cast<double>(arrow_bytes) * kArrowBuildFactor);
+  return checked_add(build, checked_mul(count, python::kPointer));
+}
+
 // pandas.Categorical.from_codes: codes re-cast to the smallest type for the
 // number of categories, categories as an Index whose uniqueness is checked
 // (building a hash table that the Index keeps).
@@ -115,24 +135,19 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
   codes.final_bytes = checked_mul(element.children[0].length(), python::categorical_code_itemsize(n_categories));
   const std::uint64_t recast = as_read != codes.final_bytes ? as_read : 0;
   const Element& categories = element.children[1];
+  std::uint64_t conversion = 0;
   if (runtime.arrow_strings && categories.form == Form::str_objects && categories.strings) {
-    // Arrow-backed categories, beside the object copy their hash engine keeps.
-    cost.children.push_back(bracketed("[categories as Arrow strings]",
-                                      python::arrow_string_array_bytes(n_categories, *categories.strings)));
+    // Arrow-backed categories, beside the object copy their hash engine
+    // keeps; converting them is built like a column's (see arrow_conversion).
+    const std::uint64_t arrow = python::arrow_string_array_bytes(n_categories, *categories.strings);
+    cost.children.push_back(bracketed("[categories as Arrow strings]", arrow));
+    // Right after the categories' read, whose bytes objects pymalloc still
+    // holds: measured on 360 000 categories, the build adds to that read.
+    conversion = checked_add(cost.children[1].python_transient_bytes, arrow_build(arrow, n_categories));
   }
   cost.children.push_back(bracketed("[categories hash table]", python::hash_table_bytes(n_categories)));
-  cost.sum_children(recast);
+  cost.sum_children(std::max(recast, conversion));
 }
-
-// pandas 3 with pyarrow: inside DataFrame() each object string column and
-// the index become Arrow "str" arrays, one after another, while every object
-// array it was given is alive; an index whose uniqueness anndata checks
-// keeps an object copy for its hash engine. Bounded from above: the object
-// arrays stay as costed, the Arrow arrays are added (a bracketed child),
-// and so is the largest conversion's build. Measured in the anndata-0.12-
-// pandas3 stack (400 000 strings of 12 and 40 bytes, one and two columns):
-// a conversion needs 1.0-1.4 times the Arrow array above it while building.
-constexpr double kArrowBuildFactor = 1.5;
 
 // Adds the Arrow arrays as a child; returns the largest conversion's build.
 std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
@@ -143,9 +158,7 @@ std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
     if (column == nullptr || column->form != Form::str_objects || !column->strings) continue;
     const std::uint64_t arrow = python::arrow_string_array_bytes(column->nnz, *column->strings);
     arrays = checked_add(arrays, arrow);
-    const auto build = static_cast<std::uint64_t>(static_cast<double>(arrow) * kArrowBuildFactor);
-    // ensure_string_array first copies the column's pointers.
-    largest_build = std::max(largest_build, checked_add(build, checked_mul(column->nnz, python::kPointer)));
+    largest_build = std::max(largest_build, arrow_build(arrow, column->nnz));
   }
   if (arrays > 0) cost.children.push_back(bracketed("[string columns as Arrow]", arrays));
   return largest_build;

@@ -14,17 +14,17 @@ const std::vector<RuntimeModel>& runtime_models() {
   // the calibration corpus (docs/accuracy.md): the same model holds for all.
   static const std::vector<RuntimeModel> models = {
       {"anndata-0.8", "anndata 0.8.0, pandas 1.5.3, numpy 1.24.2, h5py 3.7.0 (Debian bookworm)", 96 * kMiB,
-       false, /*nullable_copies=*/4.0, 0},
+       false, /*nullable_copies=*/4.0, 0.0, 0},
       {"anndata-0.10", "anndata 0.10.8, pandas 2.2.2, numpy 1.26.4, h5py 3.11.0 (HCA WARP)", 104 * kMiB, false,
-       /*nullable_copies=*/4.0, 0},
+       /*nullable_copies=*/4.0, 0.0, 0},
       {"anndata-0.11", "anndata 0.11.4, pandas 2.2.3, pyarrow 19.0.1, numpy 2.2.6, h5py 3.13.0 (CELLxGENE schema CLI)",
-       152 * kMiB, false, /*nullable_copies=*/4.0, 0},
+       152 * kMiB, false, /*nullable_copies=*/4.0, 0.0, 0},
       {"anndata-0.12", "anndata 0.12.19, pandas 2.3.3, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1 (CELLxGENE Census)",
-       152 * kMiB, false, /*nullable_copies=*/0.25, 0},
+       152 * kMiB, false, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0, 0},
       // Reading loads pyarrow: the peaks of files without string columns
       // rose by 2.6-6.4 MiB over anndata-0.12's (docs/accuracy.md).
       {"anndata-0.12-pandas3", "anndata 0.12.6, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1",
-       152 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*lazy_import_bytes=*/8 * kMiB},
+       152 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, 0.0, /*lazy_import_bytes=*/8 * kMiB},
   };
   return models;
 }
