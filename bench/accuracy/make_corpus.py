@@ -221,15 +221,28 @@ def high_cardinality_categoricals(r):
     return ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, extra), var=genes(2_000, r)), {}
 
 
+def awkward_obsm(r):
+    # A ragged per-cell array in obsm (peaks per cell, as ATAC tools keep
+    # them): anndata writes it as awkward-array buffers.
+    import awkward as ak
+    n = 300_000
+    lengths = r.integers(0, 60, n)
+    values = r.random(int(lengths.sum())).astype(np.float32)
+    a = ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r), var=genes(2_000, r))
+    a.obsm["peaks"] = ak.unflatten(values, lengths)
+    return a, {}
+
+
 # Entries written by a newer stack than Debian's, and which.
-WRITERS = {"nullable_strings": "anndata-0.11", "high_cardinality_categoricals": "anndata-0.11"}
+WRITERS = {"nullable_strings": "anndata-0.11", "high_cardinality_categoricals": "anndata-0.11",
+           "awkward_obsm": "anndata-0.11"}
 
 
 CORPUS = {f.__name__: f for f in [
     dense_f32, dense_f64_with_raw, dense_f16, csr_raw_more_genes, csc_gzip, csr_int64_indices,
     layers_only_lzf, heavy_embeddings, heavy_uns, string_heavy_obs, many_categories,
     dense_uncompressed_big_var, nullable_columns, many_small_uns, nullable_strings,
-    high_cardinality_categoricals]}
+    high_cardinality_categoricals, awkward_obsm]}
 
 
 def main():
