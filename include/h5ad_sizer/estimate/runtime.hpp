@@ -32,7 +32,8 @@ struct RuntimeModel {
   // Copies of a nullable-string-array column's strings the read makes
   // (anndata 0.12 under pandas 2 builds a StringArray of new str objects):
   // measured on 400 000-row columns written by anndata 0.11
-  // (make_corpus.py nullable_strings): 0.945 of the peak without it.
+  // (make_corpus.py nullable_strings): 0.945 of the peak without it, and
+  // 0.999 under pandas 3, whose StringDtype converts them to Arrow.
   double nullable_string_copies = 0.0;
   // Libraries the read loads on first use, beyond those of the 0.8 stack
   // (pyarrow for the first Arrow conversion).
