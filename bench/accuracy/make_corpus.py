@@ -191,18 +191,22 @@ def many_small_uns(r):
     return a, {}
 
 
-def nullable_strings(r):
-    # Unique string columns with missing values, which anndata 0.11 writes as
-    # nullable-string-array (values and mask) when allowed to.
-    ad.settings.allow_write_nullable_strings = True
-    n = 400_000
-    extra = {
+def unique_strings_with_missing(n):
+    # Two unique string columns with missing values, as pandas "string".
+    return {
         "barcode": pd.array([f"sample-{i % 97}-AAACCTGAGAAACCAT-{i}" if i % 10 else None for i in range(n)],
                             dtype="string"),
         "note": pd.array([f"cell {i} annotated by curator {i % 13}" if i % 7 else None for i in range(n)],
                          dtype="string"),
     }
-    a = ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, extra), var=genes(2_000, r))
+
+
+def nullable_strings(r):
+    # anndata 0.11 writes such columns as nullable-string-array (values and
+    # mask) when allowed to and when not turned into categoricals.
+    ad.settings.allow_write_nullable_strings = True
+    n = 400_000
+    a = ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, unique_strings_with_missing(n)), var=genes(2_000, r))
     a.strings_to_categoricals = lambda *args, **kwargs: None  # keep them strings
     return a, {}
 
@@ -212,13 +216,7 @@ def high_cardinality_categoricals(r):
     # with 360 000 and 343 000 categories.
     ad.settings.allow_write_nullable_strings = True
     n = 400_000
-    extra = {
-        "barcode": pd.array([f"sample-{i % 97}-AAACCTGAGAAACCAT-{i}" if i % 10 else None for i in range(n)],
-                            dtype="string"),
-        "note": pd.array([f"cell {i} annotated by curator {i % 13}" if i % 7 else None for i in range(n)],
-                         dtype="string"),
-    }
-    return ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, extra), var=genes(2_000, r)), {}
+    return ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, unique_strings_with_missing(n)), var=genes(2_000, r)), {}
 
 
 def awkward_obsm(r):
