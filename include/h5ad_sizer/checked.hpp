@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -18,6 +19,13 @@ inline std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
   std::uint64_t out = 0;
   if (__builtin_add_overflow(a, b, &out)) throw std::overflow_error("size overflows 64 bits");
   return out;
+}
+
+// ceil(bytes x factor), for a factor >= 0 (a multiplier, copies).
+inline std::uint64_t checked_scale(std::uint64_t bytes, double factor) {
+  const long double value = std::ceil(static_cast<long double>(bytes) * factor);
+  if (!(value >= 0) || value >= 18446744073709551615.0L) throw std::overflow_error("size overflows 64 bits");
+  return static_cast<std::uint64_t>(value);
 }
 
 }  // namespace h5ad_sizer

@@ -1,7 +1,6 @@
 #include "h5ad_sizer/estimate/memory.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
@@ -51,7 +50,7 @@ std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::u
     } else if (column->encoding == "nullable-string-array") {
       copies = runtime.nullable_string_copies;
     }
-    copy = checked_add(copy, static_cast<std::uint64_t>(std::ceil(static_cast<double>(children[i].final_bytes) * copies)));
+    copy = checked_add(copy, checked_scale(children[i].final_bytes, copies));
     if (column->encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
   }
   return copy;
@@ -119,8 +118,7 @@ constexpr double kArrowBuildFactor = 1.5;
 // What building one Arrow string array of `count` strings holds at most:
 // 1.5 x the array, and the copy of pointers ensure_string_array makes first.
 std::uint64_t arrow_build(std::uint64_t arrow_bytes, std::uint64_t count) {
-  const auto build = static_cast<std::uint64_t>(static_cast<double>(arrow_bytes) * kArrowBuildFactor);
-  return checked_add(build, checked_mul(count, python::kPointer));
+  return checked_add(checked_scale(arrow_bytes, kArrowBuildFactor), checked_mul(count, python::kPointer));
 }
 
 // pandas.Categorical.from_codes: codes re-cast to the smallest type for the

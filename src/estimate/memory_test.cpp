@@ -289,7 +289,7 @@ TEST(RuntimeArithmetic, Pandas3AddsArrowStringsAndOneConversion) {
   // The frame's own transient: the construction copy (numbers, the column's
   // pointers) and the largest conversion (1.5 x its Arrow array and a copy
   // of its pointers), against the largest read of a column.
-  const std::uint64_t own = rows * 8 + rows * 8 + note * 3 / 2 + rows * 8;
+  const std::uint64_t own = rows * 8 + rows * 8 + (note * 3 + 1) / 2 + rows * 8;  // ceil(1.5 x)
   std::uint64_t reads = 0;
   for (const ElementCost& child : frame.children) reads = std::max(reads, child.python_transient_bytes);
   EXPECT_EQ(frame.python_transient_bytes, std::max(own, reads));

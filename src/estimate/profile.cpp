@@ -16,14 +16,6 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 // writer), rounded up.
 constexpr std::uint64_t kCompressedWriteBytes = 12 * kMiB;
 
-std::uint64_t scaled(std::uint64_t bytes, double factor) {
-  const long double value = std::ceil(static_cast<long double>(bytes) * factor);
-  if (!(value >= 0) || value >= 18446744073709551615.0L) {
-    throw std::overflow_error("required memory overflows 64 bits");
-  }
-  return static_cast<std::uint64_t>(value);
-}
-
 }  // namespace
 
 std::vector<JobProfile> builtin_profiles(const RuntimeModel& runtime) {
@@ -65,9 +57,9 @@ std::string builtin_profile_names() {
 std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
                              const XShape& x) {
   const double copies = x.sparse ? profile.sparse_x_copies : profile.dense_x_copies;
-  const std::uint64_t x_copies = checked_add(scaled(x.float32_bytes, std::min(copies, 1.0)),
-                                             scaled(x.compact_bytes, std::max(copies - 1.0, 0.0)));
-  return checked_add(checked_add(scaled(loaded_bytes, profile.multiplier), x_copies),
+  const std::uint64_t x_copies = checked_add(checked_scale(x.float32_bytes, std::min(copies, 1.0)),
+                                             checked_scale(x.compact_bytes, std::max(copies - 1.0, 0.0)));
+  return checked_add(checked_add(checked_scale(loaded_bytes, profile.multiplier), x_copies),
                      profile.overhead_bytes);
 }
 
