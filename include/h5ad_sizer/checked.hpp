@@ -6,6 +6,15 @@
 
 namespace h5ad_sizer {
 
+inline constexpr std::uint64_t kKiB = 1024;
+inline constexpr std::uint64_t kMiB = 1024 * kKiB;
+inline constexpr std::uint64_t kGiB = 1024 * kMiB;
+
+// Allocators hand out 16-byte granules (pymalloc's size classes, glibc's
+// chunks): `n` rounded up to the next multiple of 16. No overflow check:
+// callers pass object sizes, never file-derived totals.
+inline constexpr std::uint64_t roundup16(std::uint64_t n) { return (n + 15) / 16 * 16; }
+
 // Sizes come from files we do not trust: arithmetic on them throws
 // std::overflow_error instead of wrapping around. The reader turns that into
 // an "invalid h5ad" error naming the element.

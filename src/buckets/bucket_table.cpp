@@ -1,5 +1,7 @@
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 
+#include "h5ad_sizer/checked.hpp"
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,8 +14,6 @@ namespace h5ad_sizer {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::uint64_t kMiB = 1024 * 1024;
 
 // AWS Batch documents an "8 GiB" m4.large as offering 7985 MiB to jobs, and
 // the ECS agent reserves 32 MiB more. We scale that ratio to each size.

@@ -1,13 +1,13 @@
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 
+#include "h5ad_sizer/checked.hpp"
+
 #include <gtest/gtest.h>
 
 #include "h5ad_sizer/errors.hpp"
 
 namespace h5ad_sizer {
 namespace {
-
-constexpr std::uint64_t kMiB = 1024 * 1024;
 
 const char* kValidTable = R"({
   "profile": "load",

@@ -9,7 +9,6 @@
 namespace h5ad_sizer {
 namespace {
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
 
 // Writing a compressed copy: at most 10.7 MiB above the read's peak on the
 // calibration corpus (the chunk records and compression buffers of HDF5's

@@ -1,5 +1,7 @@
 #include "h5ad_sizer/estimate/profile.hpp"
 
+#include "h5ad_sizer/checked.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -51,7 +53,6 @@ TEST(Profile, BuiltinsAreFoundByNameAndNeverShrink) {
 }
 
 TEST(Profile, BuiltinsHoldTheRuntimesInterpreter) {
-  constexpr std::uint64_t kMiB = 1024 * 1024;
   // Measured baselines rounded up to 8 MiB, plus 8 (bench/runtimes/baselines.py).
   const std::pair<const char*, std::uint64_t> interpreters[] = {
       {"anndata-0.8", 96}, {"anndata-0.10", 104}, {"anndata-0.11", 152}, {"anndata-0.12", 152},

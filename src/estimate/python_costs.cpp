@@ -5,8 +5,6 @@
 namespace h5ad_sizer::python {
 namespace {
 
-std::uint64_t roundup16(std::uint64_t n) { return (n + 15) / 16 * 16; }
-
 // pymalloc serves objects up to 512 bytes from 16-byte size classes; larger
 // ones come from malloc, whose chunk header and alignment add about 16.
 std::uint64_t allocation(std::uint64_t object_bytes) {

@@ -24,8 +24,6 @@ constexpr std::uint64_t kConversionBatch = 65536;
 constexpr std::uint64_t kPerBatchString = 115;
 constexpr std::uint64_t kStringReadBuffers = 1280u << 10;
 
-std::uint64_t roundup16(std::uint64_t n) { return (n + 15) / 16 * 16; }
-
 // glibc malloc: 8 bytes of header, 16-byte granules, 32 bytes at least.
 std::uint64_t malloc_chunk(std::uint64_t n) { return std::max<std::uint64_t>(32, roundup16(n + 8)); }
 

@@ -1,11 +1,8 @@
 #include "h5ad_sizer/estimate/runtime.hpp"
 
+#include "h5ad_sizer/checked.hpp"
+
 namespace h5ad_sizer {
-namespace {
-
-constexpr std::uint64_t kMiB = 1024 * 1024;
-
-}  // namespace
 
 const std::vector<RuntimeModel>& runtime_models() {
   // Interpreters measured with bench/runtimes/baselines.py (max of 5 fresh

@@ -5,14 +5,13 @@
 #include <fstream>
 #include <vector>
 
+#include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
 #include "nginx_server.hpp"
 
 namespace h5ad_sizer::io {
 namespace {
 
-constexpr std::size_t kMiB = 1024 * 1024;
-constexpr std::size_t kKiB = 1024;
 
 // nginx serving one 4 MiB file whose byte i is i % 251.
 class HttpSourceTest : public ::testing::Test {

@@ -1,11 +1,11 @@
 #include "h5ad_sizer/render/json_report.hpp"
 
+#include "h5ad_sizer/checked.hpp"
+
 namespace h5ad_sizer {
 namespace {
 
 using nlohmann::ordered_json;
-
-constexpr std::uint64_t kMiB = 1024 * 1024;
 
 ordered_json element_json(const ElementCost& cost, bool tree) {
   static const Element kNoObject;  // a bracketed cost: no HDF5 object behind it
