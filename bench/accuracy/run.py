@@ -14,6 +14,10 @@ runtime, and prints a Markdown table. For --job load the estimate compared is
 loaded_bytes; for the other jobs it is required_bytes minus the 96 MiB the
 profiles reserve for the interpreter with anndata imported, since the
 measurement starts after the import.
+
+Measured peaks are kept in bench/out/peaks/RUNTIME-JOB.json, keyed by file
+name, size and modification time, so that a change of the model is checked
+against the same measurements in seconds; --remeasure measures again.
 """
 import argparse
 import glob
@@ -42,6 +46,26 @@ def estimate(tool, path, job, runtime):
     return predicted, e["baselines"], doc["dataset"]["file_bytes"], e["runtime"]
 
 
+def cached_measure(path, job, runs, runtime, remeasure):
+    cache_path = os.path.join(ROOT, "bench", "out", "peaks", f"{runtime}-{job}.json")
+    cache = {}
+    if os.path.exists(cache_path):
+        with open(cache_path) as f:
+            cache = json.load(f)
+    st = os.stat(path)
+    key = f"{os.path.basename(path)}:{st.st_size}:{int(st.st_mtime)}:{runs}"
+    if remeasure or key not in cache:
+        try:
+            cache[key] = measure(path, job, runs, runtime)["peak_bytes"]
+        except subprocess.CalledProcessError:
+            cache[key] = None  # anndata cannot read it
+        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+        with open(cache_path + ".tmp", "w") as f:
+            json.dump(cache, f, indent=1, sort_keys=True)
+        os.replace(cache_path + ".tmp", cache_path)
+    return cache[key]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tool", default=os.path.join(ROOT, "build", "h5ad-sizer"))
@@ -50,6 +74,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--job", default="load", choices=["load", "migrate", "process"])
     p.add_argument("--runtime", default="anndata-0.8", choices=RUNTIMES)
+    p.add_argument("--remeasure", action="store_true", help="measure again instead of reusing bench/out/peaks")
     a = p.parse_args()
     subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_corpus.py"), a.corpus], check=True,
                    stdout=subprocess.DEVNULL)
@@ -60,9 +85,8 @@ def main():
           "X + raw.X ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for path in files:
-        try:
-            measured = measure(path, a.job, a.runs, a.runtime)["peak_bytes"]
-        except subprocess.CalledProcessError:
+        measured = cached_measure(path, a.job, a.runs, a.runtime, a.remeasure)
+        if measured is None:
             print(f"| {os.path.basename(path)} | | anndata cannot read it | | | | |", flush=True)
             continue
         predicted, baselines, file_bytes, _ = estimate(a.tool, path, a.job, a.runtime)

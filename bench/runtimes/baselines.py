@@ -2,7 +2,10 @@
 """The memory a job's interpreter holds before it reads anything, per
 anndata stack: VmRSS of a fresh process after `import anndata, numpy,
 scipy.sparse` (what bench/measure_peak.py's children import before they
-measure), the maximum over --runs fresh processes.
+measure), the maximum over --runs fresh processes. Then, in the same
+process, what the first DataFrame with a string column and index sets up
+(pandas 3 makes them Arrow arrays: pyarrow's kernels are set up then): the
+rise of VmHWM, reset first, over VmRSS.
 
     /usr/bin/python3 bench/runtimes/baselines.py [--runs 5]
 """
@@ -31,7 +34,13 @@ def status(key):
         for line in f:
             if line.startswith(key):
                 return int(line.split()[1]) * 1024
-print(json.dumps({"rss": status("VmRSS:"), "versions": {p: version(p) for p in ["anndata", "pandas", "numpy", "h5py", "scipy"]}}))
+rss = status("VmRSS:")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+base = status("VmRSS:")
+frame = pandas.DataFrame({"a": numpy.array(["x", "y"], dtype=object)}, index=numpy.array(["r1", "r2"], dtype=object))
+first_frame = status("VmHWM:") - base
+print(json.dumps({"rss": rss, "first_frame": first_frame, "versions": {p: version(p) for p in ["anndata", "pandas", "numpy", "h5py", "scipy"]}}))
 '''
 
 
@@ -39,13 +48,14 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=5)
     a = p.parse_args()
-    print("| runtime | stack | interpreter with anndata imported (max of runs) |")
-    print("|---|---|---:|")
+    print("| runtime | stack | interpreter with anndata imported (max of runs) | first string DataFrame (max) |")
+    print("|---|---|---:|---:|")
     for runtime in RUNTIMES:
         results = [json.loads(subprocess.run([python_for(runtime), "-c", CHILD], capture_output=True, text=True,
                                              check=True, cwd="/").stdout) for _ in range(a.runs)]
         versions = ", ".join(f"{k} {v}" for k, v in results[0]["versions"].items())
-        print(f"| {runtime} | {versions} | {max(r['rss'] for r in results) / 2**20:.1f} MiB |", flush=True)
+        print(f"| {runtime} | {versions} | {max(r['rss'] for r in results) / 2**20:.1f} MiB | "
+              f"{max(r['first_frame'] for r in results) / 2**20:.2f} MiB |", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,12 @@ const std::vector<RuntimeModel>& runtime_models() {
        152 * kMiB, false, /*nullable_copies=*/4.0, 0.0, 0},
       {"anndata-0.12", "anndata 0.12.19, pandas 2.3.3, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1 (CELLxGENE Census)",
        152 * kMiB, false, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0, 0},
-      // Reading loads pyarrow: the peaks of files without string columns
-      // rose by 2.6-6.4 MiB over anndata-0.12's (docs/accuracy.md).
+      // pyarrow comes with `import anndata`; the first DataFrame with a str
+      // column raised VmHWM by 1.38-1.43 MiB more (3 fresh processes,
+      // bench/runtimes/baselines.py, last column).
       {"anndata-0.12-pandas3", "anndata 0.12.6, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1",
        152 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0,
-       /*lazy_import_bytes=*/8 * kMiB},
+       /*lazy_import_bytes=*/2 * kMiB},
   };
   return models;
 }

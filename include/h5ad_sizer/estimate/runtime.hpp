@@ -35,8 +35,9 @@ struct RuntimeModel {
   // (make_corpus.py nullable_strings): 0.945 of the peak without it, and
   // 0.999 under pandas 3, whose StringDtype converts them to Arrow.
   double nullable_string_copies = 0.0;
-  // Libraries the read loads on first use, beyond those of the 0.8 stack
-  // (pyarrow for the first Arrow conversion).
+  // What the read sets up on first use, beyond the 0.8 stack (pandas 3's
+  // first Arrow string array: pyarrow is imported with anndata, its compute
+  // kernels are not).
   std::uint64_t lazy_import_bytes = 0;
 };
 
