@@ -48,6 +48,14 @@ bool is_http_url(const std::string& location) {
 
 }  // namespace
 
+bool is_remote(const std::string& location) {
+  return location.rfind("s3://", 0) == 0 || is_http_url(location);
+}
+
+std::string display_name(const std::string& location) {
+  return is_http_url(location) ? io::redact_url(location) : location;
+}
+
 OpenedSource open_source(const std::string& location, const SourceOptions& options) {
   h5::initialize();
   OpenedSource source;
@@ -57,16 +65,16 @@ OpenedSource open_source(const std::string& location, const SourceOptions& optio
         io::s3_request(object, options.sign_requests, io::process_environment());
     io::HttpOptions http = request.options;
     http.deadline = options.deadline;
-    source.display_name = location;
+    source.display_name = display_name(location);
     source.bytes = io::open_http(request.url, source.display_name, http);
   } else if (is_http_url(location)) {
     io::HttpOptions http = io::http_options(io::process_environment());
     http.deadline = options.deadline;
-    source.display_name = io::redact_url(location);
+    source.display_name = display_name(location);
     source.bytes = io::open_http(location, source.display_name, http);
   } else {
     require_readable_file(location);
-    source.display_name = location;
+    source.display_name = display_name(location);
     source.bytes = io::open_local_file(location);
   }
   if (options.deadline) {

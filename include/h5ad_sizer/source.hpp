@@ -28,6 +28,12 @@ struct SourceOptions {
   std::optional<io::Deadline> deadline;
 };
 
+// s3://, http:// or https://: read over the network.
+bool is_remote(const std::string& location);
+
+// What messages call `location`: a URL without its query string.
+std::string display_name(const std::string& location);
+
 // Opens `location`: s3://BUCKET/KEY (signed with AWS Signature V4, see
 // io/s3.hpp), an http:// or https:// URL (read with ranged GETs; a
 // presigned URL works as given, its query string never shown), else a local

@@ -53,6 +53,7 @@ void ElementReader::invalid(const std::string& path, const std::string& why) con
 Element ElementReader::with_object(hid_t parent, const std::string& name,
                                    const std::string& path,
                                    const std::function<Element(hid_t)>& body) {
+  if (m_on_element) m_on_element(path);
   try {
     switch (h5::link_kind(parent, name)) {
       case h5::LinkKind::missing:

@@ -31,6 +31,7 @@ class AnnDataReader {
   AnnDataReader(const OpenedSource& source, const ReadOptions& options)
       : m_root(source.file.get()),
         m_elements(source.display_name, options.strings, options.storage) {
+    m_elements.on_element(options.on_element);
     m_report.source = source.display_name;
     m_report.file_bytes = source.file_bytes;
   }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -12,6 +13,7 @@
 
 #include "cli/failure.hpp"
 #include "cli/handoff.hpp"
+#include "cli/isolation.hpp"
 #include "cli/lambda.hpp"
 #include "cli/size_command.hpp"
 #include "h5ad_sizer/anndata/reader.hpp"
@@ -32,6 +34,7 @@ struct InspectOptions {
   std::string runtime = kDefaultRuntime;
   bool json = false;
   bool no_sign_request = false;
+  ReadLimits limits;
 };
 
 struct BucketsOptions {
@@ -58,15 +61,39 @@ int run_size(const SizeOptions& options, const TaskOptions& task) {
 }
 
 int run_inspect(const InspectOptions& options) {
-  const OpenedSource source = open_source(options.path, {!options.no_sign_request, std::nullopt});
-  const Report report = read_anndata(source);
-  const MemoryEstimate memory = estimate_memory(report, *find_runtime(options.runtime));
-  if (options.json) {
-    std::cout << dataset_json(report, memory, /*tree=*/true).dump(2) << '\n';
-  } else {
-    std::cout << render_table(report, memory);
-  }
+  const Limits limits = limits_for(options.limits, options.path);
+  const std::string text = run_isolated(limits, display_name(options.path), [&](Progress& progress) {
+    SourceOptions source_options{!options.no_sign_request, std::nullopt};
+    if (is_remote(options.path)) source_options.deadline = std::chrono::steady_clock::now() + limits.time;
+    const OpenedSource source = open_source(options.path, source_options);
+    ReadOptions read_options;
+    read_options.on_element = [&progress](const std::string& path) { progress.reading(path); };
+    const Report report = read_anndata(source, read_options);
+    const MemoryEstimate memory = estimate_memory(report, *find_runtime(options.runtime));
+    if (options.json) {
+      return dataset_json(report, memory, /*tree=*/true)
+                 .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+             "\n";
+    }
+    return render_table(report, memory);
+  });
+  std::cout << text;
   return 0;
+}
+
+// --memory-limit and --time-limit, the same for every command that reads.
+void add_limit_options(CLI::App& command, ReadLimits& limits) {
+  command
+      .add_option("--memory-limit", limits.memory_mib,
+                  "MiB of address space the reader may use; a file that needs more is reported as "
+                  "invalid (exit 4); 0 for no limit")
+      ->default_val(limits.memory_mib)
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--time-limit", limits.time_seconds,
+                  "Seconds the read may take (wall clock and CPU); default 30, 60 for a URL; "
+                  "0 for no limit")
+      ->check(CLI::NonNegativeNumber);
 }
 
 int run_buckets(const BucketsOptions& options) {
@@ -161,6 +188,7 @@ int run(int argc, char** argv) {
                            "(SendTaskSuccess/SendTaskFailure); default: $TASK_TOKEN")
       ->envname("TASK_TOKEN");
   size_command->add_flag("--no-task-token", task.ignore, "Ignore $TASK_TOKEN: print the result only");
+  add_limit_options(*size_command, size.limits);
 
   InspectOptions inspect;
   auto* inspect_command =
@@ -170,6 +198,7 @@ int run(int argc, char** argv) {
   inspect_command->add_flag("--json", inspect.json, "Print the element tree as JSON");
   inspect_command->add_option("--runtime", inspect.runtime, runtime_help)
       ->check(CLI::IsMember(runtime_names_list()));
+  add_limit_options(*inspect_command, inspect.limits);
 
   BucketsOptions buckets;
   auto* buckets_command =

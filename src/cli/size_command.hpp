@@ -4,9 +4,23 @@
 #include <optional>
 #include <string>
 
+#include "cli/isolation.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
 
 namespace h5ad_sizer::cli {
+
+// What reading one file may take (--memory-limit, --time-limit): the reader
+// runs in a child process held to them (cli/isolation.hpp).
+struct ReadLimits {
+  // Address space of the reader process. The largest legitimate read,
+  // 200 000 strings sampled and HDF5's caches, stays under 100 MiB.
+  std::uint64_t memory_mib = 1024;
+  // Seconds; default 30 for a local file, 60 for a URL (round trips).
+  std::optional<double> time_seconds;
+};
+
+// The limits for reading `path`, in the form the child process takes.
+Limits limits_for(const ReadLimits& limits, const std::string& path);
 
 // What `size` is asked, from flags or from a Lambda event.
 struct SizeOptions {
@@ -19,6 +33,7 @@ struct SizeOptions {
   bool stats = false;
   bool no_sign_request = false;
   std::optional<io::Deadline> deadline;
+  ReadLimits limits;
 };
 
 // Sizes the dataset and returns the `size` document. A dataset larger than

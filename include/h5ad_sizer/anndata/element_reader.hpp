@@ -46,6 +46,9 @@ class ElementReader {
   Element with_object(hid_t parent, const std::string& name, const std::string& path,
                       const std::function<Element(hid_t)>& body);
 
+  // Called with each element's path before it is opened.
+  void on_element(std::function<void(const std::string&)> callback) { m_on_element = std::move(callback); }
+
   // Describes a dataset that anndata will read, counting it.
   h5::DatasetInfo describe(hid_t dataset);
   // How many datasets the reads so far have described.
@@ -56,6 +59,7 @@ class ElementReader {
 
  private:
   Element dispatch(hid_t object, const std::string& path);
+  std::function<void(const std::string&)> m_on_element;
   Element read_group(hid_t group, const std::string& path, const std::string& encoding);
   Element read_dataset(hid_t dataset, const std::string& path);
   Element read_sparse(hid_t group, const std::string& path, const std::string& format);

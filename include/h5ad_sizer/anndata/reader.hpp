@@ -1,5 +1,8 @@
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 #include "h5ad_sizer/source.hpp"
@@ -15,6 +18,9 @@ struct ReadOptions {
   // Exact by default; `size` settles for object headers so that a remote
   // read costs the same few requests however large the data.
   h5::StorageDetail storage = h5::StorageDetail::chunk_index;
+  // Called with each element's path before it is opened, so that a reader
+  // that dies inside HDF5 can still be told where (cli/isolation.hpp).
+  std::function<void(const std::string& path)> on_element;
 };
 
 // Reads the whole AnnData tree of an open file into a Report, from metadata
