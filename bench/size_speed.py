@@ -25,8 +25,13 @@ PY = "/usr/bin/python3"
 SIZES = {"1x": (100_000, 20_000, 180), "10x": (1_000_000, 20_000, 180)}
 
 
+IN_PROCESS = dict(os.environ, H5AD_SIZER_IN_PROCESS="1")
+
+
 def run(cmd):
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # A command is an argv, or (argv, environment).
+    argv, env = cmd if isinstance(cmd, tuple) else (cmd, None)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
 
 
 def interleaved_medians(commands, runs):
@@ -44,10 +49,14 @@ def interleaved_medians(commands, runs):
 def instructions(cmd):
     if shutil.which("valgrind") is None:
         return None
+    argv, env = cmd if isinstance(cmd, tuple) else (cmd, None)
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg"] + cmd,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True).stderr
-    return int(re.search(r"Collected : (\d+)", out).group(1))
+        # `size` reads in a child process: valgrind follows the fork, and
+        # each process reports its own count.
+        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.%p"] + argv,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True,
+                             env=env).stderr
+    return sum(int(n) for n in re.findall(r"Collected : (\d+)", out))
 
 
 def main():
@@ -66,14 +75,17 @@ def main():
                             str(per_row)], check=True)
         commands = {
             "h5ad-sizer size": [a.tool, "size", path],
+            # The same without the child process that contains crashes.
+            "size in process": ([a.tool, "size", path], IN_PROCESS),
             "h5ls -r -v": ["h5ls", "-r", "-v", path],
             "h5py walk": [PY, os.path.join(HERE, "h5py_walk.py"), path],
         }
         rows[label] = interleaved_medians(commands, a.runs)
         rows[label]["file"] = os.path.getsize(path)
         rows[label]["Ir sizer"] = instructions(commands["h5ad-sizer size"])
+        rows[label]["Ir in process"] = instructions(commands["size in process"])
         rows[label]["Ir h5ls"] = instructions(commands["h5ls -r -v"])
-    tools = ["h5ad-sizer size", "h5ls -r -v", "h5py walk"]
+    tools = ["h5ad-sizer size", "size in process", "h5ls -r -v", "h5py walk"]
     print("Wall clock, median of", a.runs, "interleaved runs:\n")
     print("| data | file | " + " | ".join(tools) + " | sizer / h5ls | sizer / h5py |")
     print("|---|---|" + "---|" * (len(tools) + 2))
@@ -84,6 +96,9 @@ def main():
     print()
     for t in tools:
         print(f"- {t}: time at 10x / time at 1x = {rows['10x'][t] / rows['1x'][t]:.2f}")
+    for label, r in rows.items():
+        print(f"- isolation (a child process for the read) at {label}: "
+              f"{(r['h5ad-sizer size'] - r['size in process']) * 1000:+.2f} ms")
     if rows["1x"]["Ir sizer"] is not None:
         print("\nInstructions executed (callgrind, whole process including start-up):\n")
         print("| data | h5ad-sizer size | h5ls -r -v | sizer / h5ls |")
@@ -91,6 +106,9 @@ def main():
         for label, r in rows.items():
             print(f"| {label} | {r['Ir sizer'] / 1e6:.2f} M | {r['Ir h5ls'] / 1e6:.2f} M | {r['Ir sizer'] / r['Ir h5ls']:.2f} |")
         print(f"\n- h5ad-sizer size: instructions at 10x / at 1x = {rows['10x']['Ir sizer'] / rows['1x']['Ir sizer']:.2f}")
+        for label, r in rows.items():
+            print(f"- isolation at {label}: {(r['Ir sizer'] - r['Ir in process']) / 1e6:+.2f} M instructions "
+                  f"(in process: {r['Ir in process'] / 1e6:.2f} M)")
 
 
 if __name__ == "__main__":

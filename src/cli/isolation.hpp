@@ -38,6 +38,8 @@ class Progress {
 // memory becomes Error(invalid_h5ad) with one line naming `source` and the
 // last element it was reading: "SOURCE: HDF5 crashed (SIGSEGV) reading
 // /obs/_index: the file is corrupt". The child's stdout goes nowhere.
+// H5AD_SIZER_IN_PROCESS=1 runs `work` in this process instead, unprotected
+// (for a debugger, and to measure what the child costs).
 std::string run_isolated(const Limits& limits, const std::string& source,
                          const std::function<std::string(Progress&)>& work);
 

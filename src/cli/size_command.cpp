@@ -25,6 +25,9 @@ constexpr double kRemoteTimeLimitSeconds = 60;
 // A remote read stops itself at the limit (exit 3, a network problem);
 // the reader process is killed only this much later, if it did not.
 constexpr auto kRemoteGrace = std::chrono::seconds(2);
+// Within a Lambda invocation's deadline the reader stops itself; it is
+// killed this much later, still before Lambda's own margin runs out.
+constexpr auto kLambdaGrace = std::chrono::milliseconds(300);
 
 std::string seconds_text(double seconds) {
   std::string text = std::to_string(seconds);
@@ -121,7 +124,7 @@ nlohmann::ordered_json size_document(const SizeOptions& options) {
     // A Lambda invocation's deadline: the reader stops on its own before it.
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options.deadline -
                                                                             std::chrono::steady_clock::now());
-    limits.time = std::max(std::chrono::milliseconds(1), std::min(limits.time, left + kRemoteGrace / 4));
+    limits.time = std::max(std::chrono::milliseconds(1), std::min(limits.time, left + kLambdaGrace));
   }
   const std::string text = run_isolated(limits, display_name(options.path), [&](Progress& progress) {
     // Names from a file may not be UTF-8; JSON must be.
