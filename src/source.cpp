@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -11,6 +12,7 @@
 #include "h5ad_sizer/h5/source_driver.hpp"
 #include "h5ad_sizer/io/http_source.hpp"
 #include "h5ad_sizer/io/s3.hpp"
+#include "h5ad_sizer/text.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -46,17 +48,41 @@ bool is_http_url(const std::string& location) {
   return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0;
 }
 
+// The length of `location`'s URL scheme ("s3" in s3://...), or 0 for a path.
+std::size_t scheme_length(const std::string& location) {
+  const auto end = location.find("://");
+  if (end == std::string::npos || end == 0) return 0;
+  if (!std::isalpha(static_cast<unsigned char>(location[0]))) return 0;
+  for (std::size_t i = 1; i < end; ++i) {
+    const auto c = static_cast<unsigned char>(location[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return 0;
+  }
+  return end;
+}
+
 }  // namespace
 
-bool is_remote(const std::string& location) {
-  return location.rfind("s3://", 0) == 0 || is_http_url(location);
+std::string canonical_location(const std::string& location) {
+  const std::size_t length = scheme_length(location);
+  if (length == 0) return location;
+  std::string scheme = location.substr(0, length);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "s3" && scheme != "http" && scheme != "https") {
+    throw_usage(display_name(location) + ": unsupported scheme \"" + printable(scheme) +
+                "\" (a path, s3://BUCKET/KEY, or an http:// or https:// URL)");
+  }
+  return scheme + location.substr(length);
 }
+
+bool is_remote(const std::string& location) { return scheme_length(location) > 0; }
 
 std::string display_name(const std::string& location) {
-  return is_http_url(location) ? io::redact_url(location) : location;
+  if (scheme_length(location) == 0) return printable(location);
+  return printable(io::redact_url(location));
 }
 
-OpenedSource open_source(const std::string& location, const SourceOptions& options) {
+OpenedSource open_source(const std::string& given, const SourceOptions& options) {
+  const std::string location = canonical_location(given);
   h5::initialize();
   OpenedSource source;
   if (location.rfind("s3://", 0) == 0) {
@@ -65,11 +91,13 @@ OpenedSource open_source(const std::string& location, const SourceOptions& optio
         io::s3_request(object, options.sign_requests, io::process_environment());
     io::HttpOptions http = request.options;
     http.deadline = options.deadline;
+    http.allow_link_local = options.allow_link_local;
     source.display_name = display_name(location);
     source.bytes = io::open_http(request.url, source.display_name, http);
   } else if (is_http_url(location)) {
     io::HttpOptions http = io::http_options(io::process_environment());
     http.deadline = options.deadline;
+    http.allow_link_local = options.allow_link_local;
     source.display_name = display_name(location);
     source.bytes = io::open_http(location, source.display_name, http);
   } else {

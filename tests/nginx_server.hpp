@@ -53,6 +53,9 @@ inline constexpr const char* kContainerCredentials =
 //   /norange/...  the same files with Range support turned off
 //   /forbidden/... 403, /unavailable/... 503
 //   /credentials   kContainerCredentials for "Authorization: Bearer test-token"
+//   /empty.h5ad    a file of 0 bytes
+//   /moved/same-host.h5ad, /moved/other-host.h5ad
+//                  302 to /example.h5ad on this host, and on "localhost"
 // Every request is logged to access_log() as "METHOD URI STATUS".
 class NginxServer {
  public:
@@ -65,6 +68,7 @@ class NginxServer {
                                   m_dir.file("key.pem") + " -out " + m_dir.file("cert.pem") +
                                   " >/dev/null 2>&1";
     if (std::system(make_cert.c_str()) != 0) throw std::runtime_error("openssl failed");
+    std::ofstream(m_dir.file("empty.h5ad")).flush();
     std::ofstream(m_dir.file("nginx.conf"))
         << "daemon off; master_process off; worker_processes 1;\n"
         << "error_log " << m_dir.file("error.log") << " warn; pid " << m_dir.file("nginx.pid") << ";\n"
@@ -85,6 +89,10 @@ class NginxServer {
         << "    location /norange/ { alias " << root << "/; max_ranges 0; }\n"
         << "    location /forbidden/ { return 403; }\n"
         << "    location /unavailable/ { return 503; }\n"
+        << "    location = /empty.h5ad { alias " << m_dir.file("empty.h5ad") << "; }\n"
+        << "    location = /moved/same-host.h5ad { return 302 /example.h5ad; }\n"
+        << "    location = /moved/other-host.h5ad { return 302 http://localhost:" << m_http_port
+        << "/example.h5ad; }\n"
         << "    location = /credentials {\n"
         << "      default_type application/json;\n"
         << "      if ($http_authorization != \"Bearer test-token\") { return 401; }\n"

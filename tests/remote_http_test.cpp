@@ -1,6 +1,12 @@
 // Sizing files behind HTTP(S): real nginx on loopback, started here.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -113,9 +119,86 @@ TEST_F(RemoteHttp, ServerErrorsAreRetriedThenGivenUp) {
 }
 
 TEST_F(RemoteHttp, NotHdf5BehindAUrlIsExitFour) {
-  const auto result = run_tool({"size", server->http("/bad_not_hdf5.h5ad")});
-  EXPECT_EQ(result.exit_code, 4) << result.err;
-  EXPECT_NE(result.err.find("not an HDF5 file"), std::string::npos) << result.err;
+  for (const char* path : {"/bad_not_hdf5.h5ad", "/empty.h5ad"}) {
+    const auto result = run_tool({"size", server->http(path)});
+    EXPECT_EQ(result.exit_code, 4) << path << result.err;
+    EXPECT_NE(result.err.find("not an HDF5 file"), std::string::npos) << result.err;
+  }
+  // As locally.
+  const auto local = run_tool({"size", "/dev/null"});
+  EXPECT_EQ(local.exit_code, 3) << local.err;  // not a regular file
+}
+
+TEST_F(RemoteHttp, RedirectsAreFollowedWithinTheHostOnly) {
+  const auto same = run_tool({"size", server->http("/moved/same-host.h5ad")});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(testing::without_source(json::parse(same.out)),
+            testing::without_source(json::parse(run_tool({"size", data_file("example.h5ad")}).out)));
+  server->clear_access_log();
+  const auto other = run_tool({"size", server->http("/moved/other-host.h5ad")});
+  EXPECT_EQ(other.exit_code, 3);
+  EXPECT_NE(other.err.find("redirected to another host (http://localhost:"), std::string::npos) << other.err;
+  EXPECT_EQ(count_lines(server->access_log(), "GET /example.h5ad"), 0u) << server->access_log();
+}
+
+TEST_F(RemoteHttp, CredentialsInTheUrlAreNeverShown) {
+  const std::string url = "http://reader:s3cret@" + server->http("/example.h5ad").substr(7);
+  const auto result = run_tool({"size", url, "-v", "--stats"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("s3cret"), std::string::npos);
+  EXPECT_EQ(result.err.find("s3cret"), std::string::npos) << result.err;
+  EXPECT_EQ(json::parse(result.out)["dataset"]["source"],
+            "http://<redacted>@" + server->http("/example.h5ad").substr(7));
+  const auto inspect = run_tool({"inspect", url});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_EQ(inspect.out.find("s3cret"), std::string::npos);
+  const auto missing = run_tool({"size", "http://reader:s3cret@" + server->http("/missing.h5ad").substr(7)});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_EQ(missing.err.find("s3cret"), std::string::npos) << missing.err;
+}
+
+TEST_F(RemoteHttp, SchemesAreCaseInsensitiveAndOthersRefused) {
+  const auto upper = run_tool({"size", "HTTP://" + server->http("/example.h5ad").substr(7)});
+  EXPECT_EQ(upper.exit_code, 0) << upper.err;
+  for (const char* url : {"ftp://example.org/a.h5ad", "file:///tmp/a.h5ad", "FILE:///tmp/a.h5ad"}) {
+    const auto result = run_tool({"size", url});
+    EXPECT_EQ(result.exit_code, 2) << url;
+    EXPECT_NE(result.err.find("unsupported scheme"), std::string::npos) << result.err;
+    EXPECT_EQ(result.out, "");
+  }
+}
+
+// Instance metadata and container credentials live on link-local addresses:
+// a URL from an event or a manifest must not reach them.
+TEST(RemoteLinkLocal, AddressesAreRefusedBeforeConnecting) {
+  for (const char* url : {"http://169.254.169.254/latest/meta-data/x.h5ad", "http://169.254.170.2/v2/credentials",
+                          "http://[fd00:ec2::254]/x.h5ad", "http://[fe80::1]/x.h5ad"}) {
+    const auto result = run_tool({"size", url, "--time-limit", "5"});
+    EXPECT_EQ(result.exit_code, 3) << url;
+    EXPECT_NE(result.err.find("refusing to connect to the link-local address"), std::string::npos) << result.err;
+  }
+}
+
+// A server that accepts the connection and never answers: exit 3 at the
+// time limit, not a process that waits for ever.
+TEST(RemoteSilentServer, EndsAtTheTimeLimitWithExitThree) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/stuck.h5ad";
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = run_tool({"size", url, "--time-limit", "2"});
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  ::close(listener);
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("time limit"), std::string::npos) << result.err;
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+  EXPECT_EQ(result.out, "");
 }
 
 }  // namespace

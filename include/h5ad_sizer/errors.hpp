@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "h5ad_sizer/text.hpp"
+
 namespace h5ad_sizer {
 
 // Exit statuses are part of the command-line contract: state machines branch
@@ -23,11 +25,13 @@ enum class ExitStatus : int {
 const char* error_name(ExitStatus status);
 
 // The one exception type the tool lets reach `main`. Its message is a single
-// line that already names the file and the element it concerns.
+// line that already names the file and the element it concerns; control
+// characters and bytes that are not UTF-8 in it are escaped (printable()),
+// whatever a file or URL put into it.
 class Error : public std::runtime_error {
  public:
   Error(ExitStatus status, const std::string& message)
-      : std::runtime_error(message), m_status(status) {}
+      : std::runtime_error(printable(message)), m_status(status) {}
   ExitStatus status() const { return m_status; }
 
  private:

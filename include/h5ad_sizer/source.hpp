@@ -26,12 +26,21 @@ struct SourceOptions {
   bool sign_requests = true;
   // Stop reading at this point in time (exit 3, "time limit reached").
   std::optional<io::Deadline> deadline;
+  // Let URLs reach link-local addresses (io::HttpOptions).
+  bool allow_link_local = false;
 };
 
-// s3://, http:// or https://: read over the network.
+// `location` with its URL scheme in lower case (HTTPS://, S3:// are the
+// same schemes). Throws Error(usage_error) for a scheme other than s3,
+// http and https ("ftp://", "file://").
+std::string canonical_location(const std::string& location);
+
+// A URL (s3://, http://, https://, or an unsupported one): read over the
+// network, or refused.
 bool is_remote(const std::string& location);
 
-// What messages call `location`: a URL without its query string.
+// What messages call `location`: a URL without its query string and
+// credentials, control characters escaped (printable()).
 std::string display_name(const std::string& location);
 
 // Opens `location`: s3://BUCKET/KEY (signed with AWS Signature V4, see

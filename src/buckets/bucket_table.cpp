@@ -1,13 +1,19 @@
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 
-#include "h5ad_sizer/checked.hpp"
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <vector>
 
+#include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
 
 namespace h5ad_sizer {
@@ -55,6 +61,28 @@ std::string nonempty_string(const json& value, const std::string& origin,
   return value.get<std::string>();
 }
 
+// A typo ("multplier") silently ignored would size every job wrongly: every
+// object of the table takes only the fields it documents.
+void only_known_fields(const json& object, std::initializer_list<const char*> known, const std::string& origin,
+                       const std::string& where) {
+  for (const auto& item : object.items()) {
+    bool found = false;
+    std::string list;
+    for (const char* name : known) {
+      found |= item.key() == name;
+      list += list.empty() ? name : std::string(", ") + name;
+    }
+    if (!found) bad(origin, where, "unknown field \"" + item.key() + "\" (known: " + list + ")");
+  }
+}
+
+// Bounds on the profile's numbers: far beyond any real job, and small
+// enough that a typo (1e20) is refused here as configuration, not taken for
+// an overflowing dataset.
+constexpr double kMaxMultiplier = 1000;
+constexpr double kMaxCopies = 1000;
+constexpr std::uint64_t kMaxOverheadMiB = std::uint64_t{1} << 30;  // 1 PiB
+
 bool is_job_definition_arn(const std::string& arn) {
   // arn:<partition>:batch:<region>:<account>:job-definition/<name>[:<revision>]
   static const std::regex pattern(
@@ -72,24 +100,33 @@ JobProfile parse_profile(const json& value, const std::string& origin, const Run
     return *builtin;
   }
   if (!value.is_object()) bad(origin, "profile", "must be a profile name or an object");
+  only_known_fields(value, {"name", "multiplier", "overhead_mib", "sparse_x_copies", "dense_x_copies"}, origin,
+                    "profile");
   JobProfile profile;
   profile.name = nonempty_string(require(value, "name", origin, "profile"), origin, "profile.name");
   const json& multiplier = require(value, "multiplier", origin, "profile");
-  if (!multiplier.is_number() || multiplier.get<double>() < 1.0) {
+  if (!multiplier.is_number() || !(multiplier.get<double>() >= 1.0)) {
     bad(origin, "profile.multiplier", "must be a number >= 1 (a job never needs less than it loads)");
+  }
+  if (multiplier.get<double>() > kMaxMultiplier) {
+    bad(origin, "profile.multiplier", "must be at most " + std::to_string(static_cast<int>(kMaxMultiplier)));
   }
   profile.multiplier = multiplier.get<double>();
   const json& overhead = require(value, "overhead_mib", origin, "profile");
-  if (!overhead.is_number_integer() || overhead.get<std::int64_t>() < 0) {
-    bad(origin, "profile.overhead_mib", "must be a non-negative integer");
+  if (!overhead.is_number_unsigned()) bad(origin, "profile.overhead_mib", "must be a non-negative integer");
+  if (overhead.get<std::uint64_t>() > kMaxOverheadMiB) {
+    bad(origin, "profile.overhead_mib", "must be at most " + std::to_string(kMaxOverheadMiB));
   }
   profile.overhead_bytes = overhead.get<std::uint64_t>() * kMiB;
   for (auto [key, field] : {std::pair{"sparse_x_copies", &JobProfile::sparse_x_copies},
                             std::pair{"dense_x_copies", &JobProfile::dense_x_copies}}) {
     auto it = value.find(key);
     if (it == value.end()) continue;
-    if (!it->is_number() || it->get<double>() < 0) {
+    if (!it->is_number() || !(it->get<double>() >= 0)) {
       bad(origin, std::string("profile.") + key, "must be a non-negative number");
+    }
+    if (it->get<double>() > kMaxCopies) {
+      bad(origin, std::string("profile.") + key, "must be at most " + std::to_string(static_cast<int>(kMaxCopies)));
     }
     profile.*field = it->get<double>();
   }
@@ -99,6 +136,7 @@ JobProfile parse_profile(const json& value, const std::string& origin, const Run
 Bucket parse_bucket(const json& value, std::size_t index, const std::string& origin) {
   const std::string where = "buckets[" + std::to_string(index) + "]";
   if (!value.is_object()) bad(origin, where, "must be an object");
+  only_known_fields(value, {"name", "job_definition", "vcpus", "memory_mib"}, origin, where);
   Bucket bucket;
   bucket.name = nonempty_string(require(value, "name", origin, where), origin, where + ".name");
   bucket.job_definition = nonempty_string(require(value, "job_definition", origin, where), origin,
@@ -134,15 +172,31 @@ BucketTable default_bucket_table() {
 
 BucketTable parse_bucket_table(const std::string& text, const std::string& origin) {
   json document;
+  // JSON lets a key repeat and nlohmann keeps the last: a table edited by
+  // hand could then say two things. Refuse, naming the key.
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate;
+  const json::parser_callback_t no_duplicate_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == json::parse_event_t::key && !open_objects.empty() &&
+        !open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    document = json::parse(text);
+    document = json::parse(text, no_duplicate_keys);
   } catch (const json::parse_error& error) {
     // nlohmann's message is "[json.exception.parse_error.101] parse error at ...".
     std::string why = error.what();
     const auto start = why.find("] ");
     bad(origin, "not valid JSON", start == std::string::npos ? why : why.substr(start + 2));
   }
+  if (!duplicate.empty()) bad(origin, "\"" + duplicate + "\"", "appears twice in one object");
   if (!document.is_object()) bad(origin, "top level", "must be a JSON object");
+  // "bucket_table" is what `h5ad-sizer buckets` says the table came from.
+  only_known_fields(document, {"runtime", "profile", "buckets", "bucket_table"}, origin, "top level");
 
   BucketTable table;
   table.origin = origin;
@@ -161,6 +215,15 @@ BucketTable parse_bucket_table(const std::string& text, const std::string& origi
   if (buckets.empty()) bad(origin, "buckets", "must list at least one bucket");
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     table.buckets.push_back(parse_bucket(buckets[i], i, origin));
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::string where = "buckets[" + std::to_string(i) + "]";
+      if (table.buckets[j].name == table.buckets[i].name) {
+        bad(origin, where + ".name", "\"" + table.buckets[i].name + "\" is also buckets[" + std::to_string(j) + "]'s");
+      }
+      if (table.buckets[j].job_definition == table.buckets[i].job_definition) {
+        bad(origin, where + ".job_definition", "also buckets[" + std::to_string(j) + "]'s");
+      }
+    }
     if (i > 0 && table.buckets[i].memory_mib <= table.buckets[i - 1].memory_mib) {
       bad(origin, "buckets[" + std::to_string(i) + "].memory_mib",
           "must be larger than the previous bucket's (buckets are listed in ascending size)");
@@ -185,11 +248,16 @@ BucketTable load_bucket_table(const std::optional<std::string>& path) {
   } else {
     return default_bucket_table();
   }
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0) {
+    throw_usage(origin + ": cannot read the bucket table: " + std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) throw_usage(origin + ": cannot read the bucket table: is a directory");
   std::ifstream in(file);
-  if (!in) throw_usage(origin + ": cannot read the bucket table");
+  if (!in) throw_usage(origin + ": cannot read the bucket table: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw_usage(origin + ": cannot read the bucket table");
+  if (in.bad()) throw_usage(origin + ": cannot read the bucket table: " + std::strerror(errno));
   return parse_bucket_table(text.str(), origin);
 }
 

@@ -123,11 +123,75 @@ TEST(BucketTable, RejectsMalformedTablesWithOneLineNamingTheField) {
                           "buckets": []})")
                 .find("profile.multiplier"),
             std::string::npos);
+  const std::string arn2 = R"("job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/b:1")";
   const std::string descending = R"({"profile": "load", "buckets": [
       {"name": "a", )" + arn + R"(, "vcpus": 1, "memory_mib": 2000},
-      {"name": "b", )" + arn + R"(, "vcpus": 1, "memory_mib": 2000}]})";
+      {"name": "b", )" + arn2 + R"(, "vcpus": 1, "memory_mib": 2000}]})";
   EXPECT_NE(error_for(descending).find("buckets[1].memory_mib: must be larger"), std::string::npos);
   EXPECT_EQ(error_for(kValidTable), "");
+}
+
+// A typo or a copy-paste slip must not size jobs silently wrong.
+TEST(BucketTable, RejectsUnknownFieldsDuplicatesAndAbsurdNumbers) {
+  auto error_for = [](const std::string& text) {
+    try {
+      parse_bucket_table(text, "t.json");
+    } catch (const Error& error) {
+      EXPECT_EQ(error.status(), ExitStatus::usage_error);
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  const std::string a = R"({"name": "a", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000})";
+  const std::string b = R"({"name": "b", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/b:1", "vcpus": 2, "memory_mib": 2000})";
+  auto table = [&](const std::string& profile, const std::string& buckets, const std::string& extra = "") {
+    return R"({"profile": )" + profile + R"(, "buckets": [)" + buckets + "]" + extra + "}";
+  };
+  EXPECT_EQ(error_for(table(R"({"name": "p", "multplier": 4, "multiplier": 1, "overhead_mib": 0})", a)),
+            "t.json: profile: unknown field \"multplier\" (known: name, multiplier, overhead_mib, "
+            "sparse_x_copies, dense_x_copies)");
+  EXPECT_EQ(error_for(table(R"("load")", a, R"(, "bukets": [])")),
+            "t.json: top level: unknown field \"bukets\" (known: runtime, profile, buckets, bucket_table)");
+  EXPECT_EQ(error_for(table(R"("load")", R"({"name": "a", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000, "memory": 4})")),
+            "t.json: buckets[0]: unknown field \"memory\" (known: name, job_definition, vcpus, memory_mib)");
+  EXPECT_EQ(error_for(R"({"profile": "load", "profile": "process", "buckets": [)" + a + "]}"),
+            "t.json: \"profile\": appears twice in one object");
+  EXPECT_EQ(error_for(table(R"("load")", R"({"name": "a", "name": "b", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000})")),
+            "t.json: \"name\": appears twice in one object");
+  // The same key in two different objects is fine.
+  EXPECT_EQ(error_for(table(R"("load")", a + ", " + b)), "");
+  std::string b_named_a = b;
+  b_named_a.replace(b_named_a.find(R"("b")"), 3, R"("a")");
+  EXPECT_EQ(error_for(table(R"("load")", a + ", " + b_named_a)),
+            "t.json: buckets[1].name: \"a\" is also buckets[0]'s");
+  std::string b_with_as_arn = b;
+  b_with_as_arn.replace(b_with_as_arn.find("definition/b:1"), 14, "definition/a:1");
+  EXPECT_EQ(error_for(table(R"("load")", a + ", " + b_with_as_arn)),
+            "t.json: buckets[1].job_definition: also buckets[0]'s");
+  // A configuration typo is a configuration error (exit 2), not a dataset
+  // that overflows (exit 4).
+  EXPECT_EQ(error_for(table(R"({"name": "p", "multiplier": 1e20, "overhead_mib": 0})", a)),
+            "t.json: profile.multiplier: must be at most 1000");
+  EXPECT_EQ(error_for(table(R"({"name": "p", "multiplier": 1, "overhead_mib": 0, "sparse_x_copies": 1e300})", a)),
+            "t.json: profile.sparse_x_copies: must be at most 1000");
+  EXPECT_EQ(error_for(table(R"({"name": "p", "multiplier": 1, "overhead_mib": 18446744073709551615})", a)),
+            "t.json: profile.overhead_mib: must be at most 1073741824");
+}
+
+TEST(BucketTable, AMissingFileSaysWhy) {
+  try {
+    load_bucket_table(std::string("/nonexistent/buckets.json"));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::usage_error);
+    EXPECT_STREQ(error.what(), "/nonexistent/buckets.json: cannot read the bucket table: No such file or directory");
+  }
+  try {
+    load_bucket_table(std::string("/tmp"));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "/tmp: cannot read the bucket table: is a directory");
+  }
 }
 
 TEST(ChooseBucket, PicksTheSmallestThatCovers) {

@@ -34,11 +34,14 @@ struct InspectOptions {
   std::string runtime = kDefaultRuntime;
   bool json = false;
   bool no_sign_request = false;
+  bool allow_link_local = false;
   ReadLimits limits;
 };
 
 struct BucketsOptions {
   std::optional<std::string> buckets;
+  std::optional<std::string> profile;
+  std::optional<std::string> runtime;
 };
 
 // Where `size` hands its result besides stdout: the Step Functions task
@@ -63,7 +66,7 @@ int run_size(const SizeOptions& options, const TaskOptions& task) {
 int run_inspect(const InspectOptions& options) {
   const Limits limits = limits_for(options.limits, options.path);
   const std::string text = run_isolated(limits, display_name(options.path), [&](Progress& progress) {
-    SourceOptions source_options{!options.no_sign_request, std::nullopt};
+    SourceOptions source_options{!options.no_sign_request, std::nullopt, options.allow_link_local};
     if (is_remote(options.path)) source_options.deadline = std::chrono::steady_clock::now() + limits.time;
     const OpenedSource source = open_source(options.path, source_options);
     ReadOptions read_options;
@@ -81,8 +84,12 @@ int run_inspect(const InspectOptions& options) {
   return 0;
 }
 
-// --memory-limit and --time-limit, the same for every command that reads.
-void add_limit_options(CLI::App& command, ReadLimits& limits) {
+// --memory-limit, --time-limit and --allow-link-local, the same for every
+// command that reads.
+void add_limit_options(CLI::App& command, ReadLimits& limits, bool& allow_link_local) {
+  command.add_flag("--allow-link-local", allow_link_local,
+                   "Let a URL reach link-local addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254: "
+                   "cloud metadata and credential endpoints), refused by default");
   command
       .add_option("--memory-limit", limits.memory_mib,
                   "MiB of address space the reader may use; a file that needs more is reported as "
@@ -96,8 +103,24 @@ void add_limit_options(CLI::App& command, ReadLimits& limits) {
       ->check(CLI::NonNegativeNumber);
 }
 
+// The table `size` would use with the same flags and environment: its
+// origin, and the profile in effect for the runtime.
 int run_buckets(const BucketsOptions& options) {
-  const BucketTable table = load_bucket_table(options.buckets);
+  BucketTable table = load_bucket_table(options.buckets);
+  const std::string runtime_name = options.runtime.value_or(table.runtime.value_or(kDefaultRuntime));
+  const std::optional<RuntimeModel> runtime = find_runtime(runtime_name);
+  if (!runtime) {
+    throw_usage("--runtime: unknown runtime \"" + runtime_name + "\" (modelled: " + runtime_names() + ")");
+  }
+  table.profile = table.profile_for(*runtime);
+  if (options.profile) {
+    auto builtin = find_builtin_profile(*options.profile, *runtime);
+    if (!builtin) {
+      throw_usage("--profile: unknown profile \"" + *options.profile + "\" (built in: " + builtin_profile_names() +
+                  ")");
+    }
+    table.profile = *builtin;
+  }
   std::cout << bucket_table_json(table).dump(2) << '\n';
   return 0;
 }
@@ -130,6 +153,18 @@ std::optional<std::string> token_of_unparsed(int argc, char** argv) {
     if (arg.rfind("--task-token=", 0) == 0) token = arg.substr(std::strlen("--task-token="));
   }
   return size ? token : std::nullopt;
+}
+
+// "size " when the command line names a subcommand, so that a usage error
+// points at the help that explains it.
+std::string subcommand_of(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    for (const char* name : {"size", "inspect", "buckets", "lambda"}) {
+      if (arg == name) return arg + " ";
+    }
+  }
+  return "";
 }
 
 // Reports a failure to the waiting task, if any. Returns the exit status:
@@ -188,7 +223,7 @@ int run(int argc, char** argv) {
                            "(SendTaskSuccess/SendTaskFailure); default: $TASK_TOKEN")
       ->envname("TASK_TOKEN");
   size_command->add_flag("--no-task-token", task.ignore, "Ignore $TASK_TOKEN: print the result only");
-  add_limit_options(*size_command, size.limits);
+  add_limit_options(*size_command, size.limits, size.allow_link_local);
 
   InspectOptions inspect;
   auto* inspect_command =
@@ -198,12 +233,17 @@ int run(int argc, char** argv) {
   inspect_command->add_flag("--json", inspect.json, "Print the element tree as JSON");
   inspect_command->add_option("--runtime", inspect.runtime, runtime_help)
       ->check(CLI::IsMember(runtime_names_list()));
-  add_limit_options(*inspect_command, inspect.limits);
+  add_limit_options(*inspect_command, inspect.limits, inspect.allow_link_local);
 
   BucketsOptions buckets;
   auto* buckets_command =
       app.add_subcommand("buckets", "Validate and print the bucket table in effect");
-  buckets_command->add_option("--buckets", buckets.buckets, "Bucket table (JSON)");
+  buckets_command->add_option("--buckets", buckets.buckets,
+                              "Bucket table (JSON); default: as for size ($H5AD_SIZER_BUCKETS, "
+                              "$H5AD_SIZER_BUCKETS_JSON, else built in)");
+  buckets_command->add_option("--profile", buckets.profile,
+                              "Show this built-in profile instead of the table's: " + builtin_profile_names());
+  buckets_command->add_option("--runtime", buckets.runtime, runtime_help);
 
   app.add_subcommand("lambda",
                      "Run as an AWS Lambda function (container image): serve the Runtime API at "
@@ -214,7 +254,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& success) {
     return app.exit(success);  // --help, --version
   } catch (const CLI::ParseError& error) {
-    const Failure failure{ExitStatus::usage_error, std::string(error.what()) + " (see h5ad-sizer --help)"};
+    const Failure failure{ExitStatus::usage_error,
+                          std::string(error.what()) + " (see h5ad-sizer " + subcommand_of(argc, argv) + "--help)"};
     configure_logging(false);
     print_failure(failure);
     return hand_over_failure(token_of_unparsed(argc, argv), failure);

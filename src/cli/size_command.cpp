@@ -59,7 +59,7 @@ Sizing size_dataset(const SizeOptions& options, Progress& progress) {
     throw_usage("--min-bucket: must be between 1 and " + std::to_string(sizing.table.buckets.size()) +
                 " (the buckets in " + sizing.table.origin + ")");
   }
-  SourceOptions source_options{!options.no_sign_request, options.deadline};
+  SourceOptions source_options{!options.no_sign_request, options.deadline, options.allow_link_local};
   if (is_remote(options.path)) {
     const auto limit = std::chrono::steady_clock::now() + limits_for(options.limits, options.path).time -
                        kRemoteGrace;

@@ -32,6 +32,7 @@ struct SizeOptions {
   bool strict = false;
   bool stats = false;
   bool no_sign_request = false;
+  bool allow_link_local = false;  // never from a Lambda event
   std::optional<io::Deadline> deadline;
   ReadLimits limits;
 };

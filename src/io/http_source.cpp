@@ -3,7 +3,12 @@
 #include "curl_api.hpp"
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -13,6 +18,7 @@
 #include <thread>
 
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/text.hpp"
 
 namespace h5ad_sizer::io {
 namespace {
@@ -23,6 +29,8 @@ using Clock = std::chrono::steady_clock;
 struct Response {
   long status = 0;
   std::string content_range;
+  std::string location;       // a redirect's target
+  std::string refused_address;  // a link-local address the connection was stopped at
   std::vector<char> body;
   std::size_t body_limit = 0;  // refuse bodies larger than what we asked for
   bool refused_full_body = false;
@@ -37,8 +45,63 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     if (space != std::string::npos) response->status = std::strtol(line.c_str() + space + 1, nullptr, 10);
   } else if (line.size() > 14 && strncasecmp(line.c_str(), "content-range:", 14) == 0) {
     response->content_range = line.substr(14);
+  } else if (line.size() > 9 && strncasecmp(line.c_str(), "location:", 9) == 0) {
+    const auto start = line.find_first_not_of(" \t", 9);
+    const auto end = line.find_last_not_of(" \t\r\n");
+    response->location = start == std::string::npos || end < start ? "" : line.substr(start, end - start + 1);
   }
   return size * count;
+}
+
+// 169.254.0.0/16 (EC2's and ECS's metadata and credential endpoints live
+// there), fe80::/10, and EC2's IPv6 metadata address fd00:ec2::254; IPv4
+// ones also when mapped into IPv6.
+bool is_link_local(const sockaddr* address) {
+  if (address->sa_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const unsigned char*>(
+        &reinterpret_cast<const sockaddr_in*>(address)->sin_addr.s_addr);
+    return v4[0] == 169 && v4[1] == 254;
+  }
+  if (address->sa_family != AF_INET6) return false;
+  const unsigned char* v6 = reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr.s6_addr;
+  if (v6[0] == 0xfe && (v6[1] & 0xc0) == 0x80) return true;
+  static const unsigned char kMetadata[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+  if (std::memcmp(v6, kMetadata, sizeof kMetadata) == 0) return true;
+  static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  return std::memcmp(v6, kMapped, sizeof kMapped) == 0 && v6[12] == 169 && v6[13] == 254;
+}
+
+// libcurl asks us for each socket it connects: a link-local address gets
+// none, before any packet is sent.
+curl_socket_t open_socket_refusing_link_local(void* user, curlsocktype, curl_sockaddr* address) {
+  if (is_link_local(&address->addr)) {
+    char text[INET6_ADDRSTRLEN] = "?";
+    const void* raw = address->family == AF_INET
+                          ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(&address->addr)->sin_addr)
+                          : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&address->addr)->sin6_addr);
+    ::inet_ntop(address->family, raw, text, sizeof text);
+    static_cast<Response*>(user)->refused_address = text;
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+// "host:port" of an http(s) URL, lower case, without userinfo; "" if none.
+std::string host_of(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return "";
+  std::string scheme = url.substr(0, scheme_end);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "http" && scheme != "https") return "";
+  const auto start = scheme_end + 3;
+  const auto end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (const auto at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  for (char& c : authority) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (authority.find(':') == std::string::npos || authority.back() == ']') {
+    authority += scheme == "https" ? ":443" : ":80";
+  }
+  return authority;
 }
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -83,6 +146,11 @@ class HttpSource final : public ByteSource {
 
   void read(std::uint64_t offset, std::size_t length, void* out) override {
     if (length == 0) return;
+    if (offset > m_size || length > m_size - offset) {
+      // As a local file would: the file ends before what it points at.
+      throw_invalid(m_name + ": cannot read " + std::to_string(length) + " bytes at " + std::to_string(offset) +
+                    ": unexpected end of file");
+    }
     const std::uint64_t block = m_options.block_bytes;
     const std::uint64_t first = offset / block;
     const std::uint64_t last = (offset + length - 1) / block;
@@ -134,13 +202,22 @@ class HttpSource final : public ByteSource {
  private:
   // GETs [offset, offset + length) (clipped to the file) into the cache.
   void fetch(std::uint64_t offset, std::uint64_t length) {
-    if (m_size > 0) length = std::min(length, m_size - offset);
+    if (m_size_known) length = offset < m_size ? std::min(length, m_size - offset) : 0;
     if (length == 0) return;
     Response response = request(offset, length);
-    if (m_size == 0) {
+    if (!m_size_known && response.status == 200 && response.body.empty()) {
+      // An empty file: nginx answers its Range with 200 and no body.
+      m_size_known = true;
+      return;
+    }
+    if (!m_size_known) {
       auto total = total_from_content_range(response.content_range);
       if (!total) fail("the server did not say how large the file is (no Content-Range)");
       m_size = *total;
+      m_size_known = true;
+      // An empty file has no byte 0 to give (S3: 416, "bytes */0"): it is
+      // then judged like an empty local file, not as a network failure.
+      if (response.status == 416) return;
     }
     const std::uint64_t block = m_options.block_bytes;
     for (std::uint64_t at = 0; at < response.body.size(); at += block) {
@@ -173,7 +250,15 @@ class HttpSource final : public ByteSource {
       }
       std::string why;
       bool retry = false;
-      if (code != CURLE_OK) {
+      if (!response.refused_address.empty()) {
+        fail("refusing to connect to the link-local address " + response.refused_address +
+             " (cloud metadata and credential endpoints; --allow-link-local permits it)");
+      } else if (code == CURLE_OK && response.status >= 300 && response.status < 400 &&
+                 !response.location.empty()) {
+        follow_redirect(response.location);
+        --attempt;  // a redirect is not a failed attempt
+        continue;
+      } else if (code != CURLE_OK) {
         why = curl().easy_strerror(code);
         retry = retryable(code);
       } else if (response.status == 206 && response.body.size() == expected_length(response, offset, length)) {
@@ -186,7 +271,12 @@ class HttpSource final : public ByteSource {
         fail("access denied (HTTP " + std::to_string(response.status) + ")");
       } else if (response.status == 404) {
         fail("not found (HTTP 404)");
+      } else if (response.status == 200 && response.body.empty() && offset == 0 && !m_size_known) {
+        return response;  // the file is empty
       } else if (response.status == 416) {
+        if (offset == 0 && !m_size_known && total_from_content_range(response.content_range) == 0) {
+          return response;  // the file is empty
+        }
         fail("the server refused the byte range (HTTP 416)");
       } else {
         why = "HTTP " + std::to_string(response.status);
@@ -204,12 +294,31 @@ class HttpSource final : public ByteSource {
     }
   }
 
+  // Redirects are followed only within the host first asked (a few times):
+  // a URL given to the tool must not lead it, signed, to another host.
+  void follow_redirect(const std::string& location) {
+    constexpr int kMaxRedirects = 5;
+    std::string target = location;
+    if (target.rfind("/", 0) == 0) {
+      // Absolute path on the same origin.
+      const auto scheme_end = m_url.find("://");
+      const auto path_start = m_url.find('/', scheme_end + 3);
+      target = m_url.substr(0, path_start) + target;
+    }
+    if (host_of(target).empty() || host_of(target) != host_of(m_url)) {
+      fail("redirected to another host (" + printable(redact_url(target)) + "): not followed");
+    }
+    if (++m_redirects > kMaxRedirects) fail("more than 5 redirects");
+    spdlog::debug("{}: redirected within the host", m_name);
+    m_url = target;
+  }
+
   // What a 206 answer to bytes [offset, offset + length) must hold: the
   // range, cut at the end of the file (which the first answer tells).
   std::uint64_t expected_length(const Response& response, std::uint64_t offset,
                                 std::uint64_t length) const {
     std::uint64_t total = m_size;
-    if (total == 0) total = total_from_content_range(response.content_range).value_or(0);
+    if (!m_size_known) total = total_from_content_range(response.content_range).value_or(0);
     if (total == 0 || offset >= total) return length;
     return std::min(length, total - offset);
   }
@@ -241,8 +350,17 @@ class HttpSource final : public ByteSource {
     curl().easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
     curl().easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
     curl().easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
-    curl().easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 1L);
+    // Redirects are ours to judge (follow_redirect).
+    curl().easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl().easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
+    if (!m_options.allow_link_local) {
+      curl().easy_setopt(m_curl, CURLOPT_OPENSOCKETFUNCTION, open_socket_refusing_link_local);
+      curl().easy_setopt(m_curl, CURLOPT_OPENSOCKETDATA, &response);
+    }
+    // A server that trickles is given up on like a silent one, then retried
+    // within the deadline.
+    curl().easy_setopt(m_curl, CURLOPT_LOW_SPEED_LIMIT, m_options.low_speed_bytes_per_second);
+    curl().easy_setopt(m_curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(m_options.low_speed_time.count()));
     curl().easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
     curl().easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
     curl().easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -267,9 +385,11 @@ class HttpSource final : public ByteSource {
   HttpOptions m_options;
   CURL* m_curl = nullptr;
   std::uint64_t m_size = 0;
+  bool m_size_known = false;
   std::map<std::uint64_t, std::vector<char>> m_blocks;
   std::uint64_t m_next_sequential = 0;
   std::uint64_t m_read_ahead = 0;
+  int m_redirects = 0;
   std::mt19937 m_random;
   IoStats m_stats;
 };
@@ -282,8 +402,20 @@ std::unique_ptr<ByteSource> open_http(const std::string& url, const std::string&
 }
 
 std::string redact_url(const std::string& url) {
-  const auto query = url.find('?');
-  return query == std::string::npos ? url : url.substr(0, query) + "?<redacted>";
+  std::string out = url;
+  const auto query = out.find('?');
+  if (query != std::string::npos) out = out.substr(0, query) + "?<redacted>";
+  // user:password@ in the authority (RFC 3986 userinfo).
+  const auto scheme_end = out.find("://");
+  if (scheme_end != std::string::npos) {
+    const auto authority = scheme_end + 3;
+    const auto authority_end = out.find_first_of("/?#", authority);
+    const auto at = out.rfind('@', authority_end == std::string::npos ? std::string::npos : authority_end - 1);
+    if (at != std::string::npos && at >= authority && (authority_end == std::string::npos || at < authority_end)) {
+      out = out.substr(0, authority) + "<redacted>" + out.substr(at);
+    }
+  }
+  return out;
 }
 
 }  // namespace h5ad_sizer::io

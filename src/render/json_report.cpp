@@ -149,7 +149,7 @@ ordered_json bucket_table_json(const BucketTable& table) {
     bucket.erase("index");
     buckets.push_back(std::move(bucket));
   }
-  ordered_json out = {{"profile", profile_json(table.profile)}};
+  ordered_json out = {{"bucket_table", table.origin}, {"profile", profile_json(table.profile)}};
   if (table.runtime) out["runtime"] = *table.runtime;
   out["buckets"] = std::move(buckets);
   return out;

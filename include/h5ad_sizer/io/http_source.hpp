@@ -26,6 +26,14 @@ struct HttpOptions {
   // No request, retry or backoff runs past it: each request's timeout is
   // cut to the time left ("time limit reached", exit 3).
   std::optional<Deadline> deadline;
+  // Refuse connections to 169.254.0.0/16, fe80::/10 and fd00:ec2::254
+  // unless allowed: a URL from a Lambda event or a manifest must not read
+  // instance metadata or container credentials.
+  bool allow_link_local = false;
+  // Below this many bytes a second for low_speed_time, a request is given
+  // up on (and retried within the deadline).
+  long low_speed_bytes_per_second = 1024;
+  std::chrono::seconds low_speed_time{10};
   int max_attempts = 5;                              // per request, for retryable failures
   std::chrono::milliseconds first_backoff{200};      // doubled each retry, with jitter
   std::size_t block_bytes = 64 * 1024;               // cache granule
@@ -48,7 +56,8 @@ struct HttpOptions {
 std::unique_ptr<ByteSource> open_http(const std::string& url, const std::string& display_name,
                                       const HttpOptions& options = {});
 
-// `url` with its query string (a presigned URL's signature) replaced.
+// `url` with its query string (a presigned URL's signature) and its
+// userinfo (user:password@) replaced by <redacted>.
 std::string redact_url(const std::string& url);
 
 }  // namespace h5ad_sizer::io
