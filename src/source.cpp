@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <regex>
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/h5/error.hpp"
@@ -58,6 +59,22 @@ std::size_t scheme_length(const std::string& location) {
     if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return 0;
   }
   return end;
+}
+
+// HDF5's reason for refusing to open a file with the HDF5 signature, said
+// so that a person can act on it.
+std::string open_failure(const std::string& why, std::uint64_t file_bytes) {
+  // "truncated file: eof = 4096, sblock->base_addr = 0, stored_eof = 176496"
+  static const std::regex truncated(R"(truncated file: eof = (\d+), sblock->base_addr = \d+, stored_eof = (\d+))");
+  std::smatch match;
+  if (std::regex_search(why, match, truncated)) {
+    return "truncated: " + match[1].str() + " of " + match[2].str() + " bytes present";
+  }
+  // The smallest superblock (version 0, 8-byte addresses) takes 96 bytes.
+  if (file_bytes < 96) {
+    return "truncated: " + std::to_string(file_bytes) + " bytes, less than an HDF5 superblock";
+  }
+  return why;
 }
 
 }  // namespace
@@ -118,7 +135,7 @@ OpenedSource open_source(const std::string& given, const SourceOptions& options)
     if (!has_hdf5_signature(*source.bytes)) {
       throw_invalid(name + ": not an HDF5 file (no HDF5 signature found)");
     }
-    throw_invalid(name + ": " + failure.what());
+    throw_invalid(name + ": " + open_failure(failure.what(), source.file_bytes));
   }
   return source;
 }

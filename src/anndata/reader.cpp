@@ -95,11 +95,11 @@ class AnnDataReader {
     m_elements.with_object(parent, name, path, [&](hid_t mapping) {
       if (h5::object_type(mapping) == h5::ObjectType::dataset) {
         const auto info = m_elements.describe(mapping);
-        if (info.type.type_class == h5::TypeClass::compound) {
-          entries = m_elements.split_compound(mapping, path, info, /*strings_as_objects=*/false);
-        } else {
-          entries.push_back(m_elements.read(parent, name, path));
+        if (info.type.type_class != h5::TypeClass::compound) {
+          m_elements.invalid(path, "is a dataset; anndata reads " + name +
+                                       " as a group of arrays (or, before 0.7, a compound dataset)");
         }
+        entries = m_elements.split_compound(mapping, path, info, /*strings_as_objects=*/false);
       } else {
         for (const std::string& key : h5::child_names(mapping)) {
           entries.push_back(m_elements.read(mapping, key, path + "/" + key));
@@ -165,23 +165,69 @@ class AnnDataReader {
     }
   }
 
+  // Elements the reader recorded without reading them.
+  static bool unfollowed(const Element& element) {
+    return element.encoding == "external-link" || element.encoding == "user-defined-link" ||
+           element.encoding == "link-cycle" || element.encoding == "named-datatype";
+  }
+
   void derive_dimensions() {
     const Element* x = m_report.find("/X");
     const Element* obs = m_report.find("/obs");
     const Element* var = m_report.find("/var");
+    // What anndata itself refuses (0.10 and later open /obs and /var
+    // unconditionally; X is a matrix).
+    if (!obs) m_elements.invalid("/obs", "missing (an AnnData file has obs and var)");
+    if (!var) m_elements.invalid("/var", "missing (an AnnData file has obs and var)");
+    if (x && !unfollowed(*x) && x->shape.size() != 2) {
+      m_elements.invalid("/X", "is " + std::to_string(x->shape.size()) +
+                                   "-dimensional; AnnData's X is a 2-dimensional matrix");
+    }
     const bool x_has_shape = x && x->shape.size() == 2;
     if (x_has_shape) {
       m_report.n_obs = x->shape[0];
       m_report.n_vars = x->shape[1];
     }
-    if (obs) check_rows(*obs, m_report.n_obs, x_has_shape, "n_obs", "first");
-    if (var) check_rows(*var, m_report.n_vars, x_has_shape, "n_vars", "second");
+    check_rows(*obs, m_report.n_obs, x_has_shape, "n_obs", "first");
+    check_rows(*var, m_report.n_vars, x_has_shape, "n_vars", "second");
+    check_aligned_elements();
     for (const char* mapping : {"layers", "obsm", "varm", "obsp", "varp"}) {
       m_report.keys.try_emplace(mapping);
     }
     m_report.keys.try_emplace("obs_columns");
     m_report.keys.try_emplace("var_columns");
   }
+
+  // anndata aligns layers, obsm, varm, obsp and varp with obs and var, and
+  // refuses a file whose elements disagree with them.
+  void check_aligned_elements() {
+    const std::uint64_t n_obs = m_report.n_obs;
+    const std::uint64_t n_vars = m_report.n_vars;
+    for (const Element& element : m_report.elements) {
+      if (unfollowed(element) || element.shape.empty()) continue;
+      const std::string& path = element.path;
+      auto under = [&](const char* mapping) { return path.rfind(std::string("/") + mapping + "/", 0) == 0; };
+      const auto& shape = element.shape;
+      auto dims = [&](std::uint64_t a, std::uint64_t b) {
+        return std::to_string(a) + (b == kAny ? std::string(" x ...") : " x " + std::to_string(b));
+      };
+      auto expect = [&](std::uint64_t rows, std::uint64_t columns, const char* why) {
+        const bool rows_ok = shape[0] == rows;
+        const bool columns_ok = columns == kAny || (shape.size() > 1 && shape[1] == columns);
+        if (!rows_ok || !columns_ok) {
+          std::string has;
+          for (std::size_t i = 0; i < shape.size(); ++i) has += (i ? " x " : "") + std::to_string(shape[i]);
+          m_elements.invalid(path, "has shape " + has + " but " + why + " needs " + dims(rows, columns));
+        }
+      };
+      if (under("layers")) expect(n_obs, n_vars, "a layer (n_obs x n_vars)");
+      if (under("obsm")) expect(n_obs, kAny, "obsm (n_obs rows)");
+      if (under("varm")) expect(n_vars, kAny, "varm (n_vars rows)");
+      if (under("obsp")) expect(n_obs, n_obs, "obsp (n_obs x n_obs)");
+      if (under("varp")) expect(n_vars, n_vars, "varp (n_vars x n_vars)");
+    }
+  }
+  static constexpr std::uint64_t kAny = ~std::uint64_t{0};
 
   void check_rows(const Element& frame, std::uint64_t& dimension, bool from_x,
                   const char* what, const char* axis) {

@@ -131,10 +131,9 @@ std::optional<std::vector<std::string>> string_list_attribute(hid_t object, cons
   Handle space(check(H5Aget_space(attribute.get()), "reading an attribute space"));
   const auto count =
       static_cast<std::size_t>(check(H5Sget_simple_extent_npoints(space.get()), "counting"));
-  if (H5Tget_class(type.get()) != H5T_STRING) {
-    if (count == 0) return std::vector<std::string>{};  // h5py writes [] as float64
-    return std::nullopt;
-  }
+  // h5py writes [] as float64, and an empty bytes array as S1: no strings.
+  if (count == 0) return std::vector<std::string>{};
+  if (H5Tget_class(type.get()) != H5T_STRING) return std::nullopt;
   return read_string_attribute(attribute.get(), type.get(), count);
 }
 

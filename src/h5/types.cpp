@@ -65,7 +65,30 @@ TypeInfo describe_compound(hid_t type, std::uint64_t size) {
 
 }  // namespace
 
+namespace {
+TypeInfo describe_layout(hid_t type);
+}  // namespace
+
+// A variable-length string is a global heap reference in the file: its
+// length (4 bytes), the heap collection's address (8, the size of addresses
+// in every file h5py writes) and the object's index (4).
+constexpr std::uint64_t kHeapReferenceBytes = 16;
+
 TypeInfo describe_type(hid_t type) {
+  TypeInfo info = describe_layout(type);
+  // H5Dget_type hands the type in its memory layout, where such a string is
+  // a char*: count its file size instead.
+  info.stored_size = info.size;
+  if (info.type_class == TypeClass::vlen_string) info.stored_size = kHeapReferenceBytes;
+  for (const TypeInfo& member : info.members) {
+    if (info.type_class == TypeClass::compound) info.stored_size += member.stored_size - member.size;
+  }
+  return info;
+}
+
+namespace {
+
+TypeInfo describe_layout(hid_t type) {
   const H5T_class_t type_class = H5Tget_class(type);
   if (type_class == H5T_NO_CLASS) fail("reading a datatype class");
   const std::uint64_t size = H5Tget_size(type);
@@ -127,6 +150,8 @@ TypeInfo describe_type(hid_t type) {
   }
 }
 
+}  // namespace
+
 DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage) {
   DatasetInfo info;
   Handle type(check(H5Dget_type(dataset), "reading the datatype"));
@@ -160,7 +185,9 @@ DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage) {
     }
   }
   if (info.chunked && storage == StorageDetail::object_header) {
-    info.stored_bytes = checked_mul(checked_mul(info.chunks, chunk_elements), info.type.size);
+    // In the file's layout: a variable-length string is a 16-byte heap
+    // reference there, not numpy's 8-byte pointer.
+    info.stored_bytes = checked_mul(checked_mul(info.chunks, chunk_elements), info.type.stored_size);
     info.stored_bytes_exact = false;
   } else {
     // Storage size is 0 both for "nothing written" and for an error; HDF5

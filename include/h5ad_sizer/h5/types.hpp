@@ -25,7 +25,8 @@ enum class TypeClass {
 // What a dataset's element type is, in the terms numpy would use for it.
 struct TypeInfo {
   TypeClass type_class = TypeClass::other;
-  std::uint64_t size = 0;   // bytes per element in the file's (= numpy's) layout
+  std::uint64_t size = 0;   // bytes per element as numpy holds it (a pointer for a vlen string)
+  std::uint64_t stored_size = 0;  // bytes per element in the file (16 for a vlen string)
   std::string numpy_name;   // "float32", "int64", "bool", "object", "|S16", ...
   bool ascii = false;       // strings: declared ASCII (else UTF-8)
   // compound: one entry per member; array: the single element type.
