@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <regex>
+#include <optional>
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/h5/error.hpp"
@@ -65,10 +65,18 @@ std::size_t scheme_length(const std::string& location) {
 // so that a person can act on it.
 std::string open_failure(const std::string& why, std::uint64_t file_bytes) {
   // "truncated file: eof = 4096, sblock->base_addr = 0, stored_eof = 176496"
-  static const std::regex truncated(R"(truncated file: eof = (\d+), sblock->base_addr = \d+, stored_eof = (\d+))");
-  std::smatch match;
-  if (std::regex_search(why, match, truncated)) {
-    return "truncated: " + match[1].str() + " of " + match[2].str() + " bytes present";
+  auto number_after = [&why](const char* label) -> std::optional<std::string> {
+    const auto at = why.find(label);
+    if (at == std::string::npos) return std::nullopt;
+    const auto start = at + std::strlen(label);
+    const auto end = why.find_first_not_of("0123456789", start);
+    if (end == start) return std::nullopt;
+    return why.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  };
+  if (why.find("truncated file") != std::string::npos) {
+    const auto present = number_after("eof = ");
+    const auto expected = number_after("stored_eof = ");
+    if (present && expected) return "truncated: " + *present + " of " + *expected + " bytes present";
   }
   // The smallest superblock (version 0, 8-byte addresses) takes 96 bytes.
   if (file_bytes < 96) {
@@ -125,7 +133,14 @@ OpenedSource open_source(const std::string& given, const SourceOptions& options)
   if (options.deadline) {
     source.bytes = io::with_deadline(std::move(source.bytes), *options.deadline, source.display_name);
   }
-  const std::string& name = source.display_name;
+  return open_bytes(std::move(source.bytes), source.display_name);
+}
+
+OpenedSource open_bytes(std::unique_ptr<io::ByteSource> bytes, const std::string& name) {
+  h5::initialize();
+  OpenedSource source;
+  source.bytes = std::move(bytes);
+  source.display_name = name;
   source.file_bytes = source.bytes->size();
   try {
     source.file = h5::open_file(*source.bytes, name);

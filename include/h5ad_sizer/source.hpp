@@ -51,4 +51,8 @@ std::string display_name(const std::string& location);
 // HDF5 or cannot be opened as such.
 OpenedSource open_source(const std::string& location, const SourceOptions& options = {});
 
+// Opens HDF5 from `bytes` (any ByteSource), calling it `name` in messages.
+// Throws Error(invalid_h5ad) for bytes that are not an HDF5 file.
+OpenedSource open_bytes(std::unique_ptr<io::ByteSource> bytes, const std::string& name);
+
 }  // namespace h5ad_sizer

@@ -29,6 +29,8 @@ class AncestorScope {
   std::string m_id;
 };
 
+constexpr std::size_t kMaxDepth = 512;
+
 Element unfollowed(const std::string& path, const std::string& kind, const std::string& why) {
   Element element;
   element.path = path;
@@ -65,6 +67,12 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
       case h5::LinkKind::hard:
       case h5::LinkKind::soft:
         break;
+    }
+    if (m_open_objects.size() >= kMaxDepth) {
+      // anndata reads nested groups recursively; Python's default limit of
+      // 1000 frames stops it well before this depth. Our own recursion is
+      // bounded here too, whatever the file holds.
+      invalid(path, "nested more than " + std::to_string(kMaxDepth) + " levels deep");
     }
     h5::Handle object = h5::open_child(parent, name);
     std::string identity = h5::object_identity(object.get());

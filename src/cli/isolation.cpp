@@ -143,6 +143,17 @@ void set_limit(int resource, rlim_t soft, rlim_t hard) {
   ::setrlimit(resource, &limit);
 }
 
+// AddressSanitizer maps terabytes of shadow memory: an address-space limit
+// would stop it, not the reader. Such builds run without one.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// What is kept of the child's stderr.
+constexpr std::size_t kMaxDiagnosticBytes = 1 << 20;
+
 // Room for the out-of-memory message, taken before the limit is set.
 constexpr std::size_t kReservedMessageBytes = 4096;
 
@@ -160,7 +171,9 @@ void append_bounded(std::string& out, std::string_view text) {
   no_memory.reserve(kReservedMessageBytes);
   // A crash is reported, not dumped into the working directory.
   set_limit(RLIMIT_CORE, 0, 0);
-  if (limits.memory_bytes > 0) set_limit(RLIMIT_AS, limits.memory_bytes, limits.memory_bytes);
+  if (limits.memory_bytes > 0 && !kAddressSanitizer) {
+    set_limit(RLIMIT_AS, limits.memory_bytes, limits.memory_bytes);
+  }
   if (limits.time.count() > 0) {
     // SIGXCPU at the limit, SIGKILL a second later if it is ignored.
     const auto seconds = static_cast<rlim_t>((limits.time.count() + 999) / 1000);
@@ -231,23 +244,36 @@ std::string run_isolated(const Limits& limits, const std::string& source,
     return work(none);
   }
   SharedPage page;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  Fd read_end(fds[0]);
-  Fd write_end(fds[1]);
+  auto make_pipe = [] {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    return std::pair<Fd, Fd>(Fd(fds[0]), Fd(fds[1]));
+  };
+  auto [read_end, write_end] = make_pipe();
+  // The child's stderr (warnings, -v logs, and what a crashing library
+  // prints, such as glibc's "malloc(): corrupted top size") comes here: it
+  // is passed on when the child ends normally and dropped when it crashed,
+  // so that a failure stays one line.
+  auto [log_read_end, log_write_end] = make_pipe();
   const auto started = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     read_end.reset();
+    log_read_end.reset();
+    ::dup2(log_write_end.get(), STDERR_FILENO);
     child_main(limits, source, page.get(), write_end.get(), work);
   }
   write_end.reset();
+  log_write_end.reset();
 
   std::string bytes;
+  std::string diagnostics;
   bool timed_out = false;
   char buffer[65536];
-  for (;;) {
+  pollfd waits[2] = {{read_end.get(), POLLIN, 0}, {log_read_end.get(), POLLIN, 0}};
+  int open_fds = 2;
+  while (open_fds > 0) {
     int timeout_ms = -1;
     if (limits.time.count() > 0) {
       const auto left = limits.time - std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -258,15 +284,22 @@ std::string run_isolated(const Limits& limits, const std::string& source,
       }
       timeout_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
-    pollfd wait{read_end.get(), POLLIN, 0};
-    const int ready = ::poll(&wait, 1, timeout_ms);
+    const int ready = ::poll(waits, 2, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-    if (ready == 0) continue;  // the loop re-checks the clock
-    const ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child is done (or dead)
-    bytes.append(buffer, static_cast<std::size_t>(n));
+    for (int i = 0; i < 2; ++i) {
+      if (waits[i].fd < 0 || waits[i].revents == 0) continue;
+      const ssize_t n = ::read(waits[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {  // EOF: the child is done (or dead)
+        waits[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      std::string& into = i == 0 ? bytes : diagnostics;
+      // Diagnostics are bounded: a child that floods stderr keeps the start.
+      if (i == 0 || diagnostics.size() < kMaxDiagnosticBytes) into.append(buffer, static_cast<std::size_t>(n));
+    }
   }
   if (timed_out) ::kill(pid, SIGKILL);
   const int status = wait_for(pid);
@@ -286,6 +319,7 @@ std::string run_isolated(const Limits& limits, const std::string& source,
     throw_invalid(source + ": the HDF5 reader crashed (" + signal_name(signal) + ") reading " +
                   last_element(shared) + ": the file is corrupt");
   }
+  write_all(STDERR_FILENO, diagnostics.data(), diagnostics.size());
   Frame frame;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decode(bytes, frame)) {
     throw std::runtime_error("the reader process of " + source + " ended without a result (exit status " +

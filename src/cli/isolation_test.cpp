@@ -89,6 +89,9 @@ TEST(Isolation, AHangEndsAtTheWallClockLimit) {
 }
 
 TEST(Isolation, RunningOutOfMemoryIsReportedNotFatal) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds run the reader without an address-space limit";
+#endif
   const auto [status, message] = failure_of([] {
     run_isolated(limits(5000ms, 256 * kMiB), "f.h5ad", [](Progress& progress) -> std::string {
       progress.reading("/X/data");
@@ -110,6 +113,30 @@ TEST(Isolation, TheChildNeverWritesToStdout) {
   });
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
   EXPECT_EQ(result, "result");
+}
+
+TEST(Isolation, WhatACrashingChildPrintsIsDropped) {
+  testing::internal::CaptureStderr();
+  const auto [status, message] = failure_of([] {
+    run_isolated(limits(), "f.h5ad", [](Progress&) -> std::string {
+      std::fputs("malloc(): corrupted top size\n", stderr);
+      std::fflush(stderr);
+      std::abort();
+    });
+  });
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(status, ExitStatus::invalid_h5ad);
+}
+
+TEST(Isolation, AChildsWarningsArePassedOn) {
+  testing::internal::CaptureStderr();
+  const std::string result = run_isolated(limits(), "f.h5ad", [](Progress&) {
+    std::fputs("h5ad-sizer: warning: something to know\n", stderr);
+    std::fflush(stderr);
+    return std::string("ok");
+  });
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "h5ad-sizer: warning: something to know\n");
+  EXPECT_EQ(result, "ok");
 }
 
 TEST(Isolation, NoLimitsMeansNone) {

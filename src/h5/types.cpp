@@ -170,6 +170,13 @@ DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage) {
     info.elements = 1;
     for (auto d : info.dims) info.elements = checked_mul(info.elements, d);
   }
+  if (info.dims.empty()) {
+    // A scalar (or empty) dataspace cannot be chunked, so it has no filters
+    // either: skip the creation property list, whose copy costs more than
+    // the rest of the description (uns can hold 100 000 scalars).
+    info.stored_bytes = H5Dget_storage_size(dataset);
+    return info;
+  }
   Handle plist(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   info.chunked = H5Pget_layout(plist.get()) == H5D_CHUNKED;
   std::uint64_t chunk_elements = 1;

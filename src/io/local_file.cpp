@@ -64,4 +64,32 @@ std::unique_ptr<ByteSource> open_local_file(const std::string& path) {
   return std::make_unique<LocalFile>(path, fd, static_cast<std::uint64_t>(end));
 }
 
+namespace {
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string bytes) : m_bytes(std::move(bytes)) {}
+  std::uint64_t size() override { return m_bytes.size(); }
+  void read(std::uint64_t offset, std::size_t length, void* out) override {
+    if (offset > m_bytes.size() || length > m_bytes.size() - offset) {
+      throw_invalid("memory: cannot read " + std::to_string(length) + " bytes at " + std::to_string(offset) +
+                    ": unexpected end of file");
+    }
+    std::memcpy(out, m_bytes.data() + offset, length);
+    ++m_stats.requests;
+    m_stats.bytes_read += length;
+  }
+  const IoStats& stats() const override { return m_stats; }
+
+ private:
+  std::string m_bytes;
+  IoStats m_stats;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_memory(std::string bytes) {
+  return std::make_unique<MemorySource>(std::move(bytes));
+}
+
 }  // namespace h5ad_sizer::io

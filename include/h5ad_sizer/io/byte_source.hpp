@@ -36,6 +36,10 @@ using Deadline = std::chrono::steady_clock::time_point;
 std::unique_ptr<ByteSource> with_deadline(std::unique_ptr<ByteSource> source, Deadline deadline,
                                           std::string name);
 
+// Bytes already in memory (a fuzzer's input, a test's file image); the
+// source keeps its own copy.
+std::unique_ptr<ByteSource> open_memory(std::string bytes);
+
 // A local file read with pread. Throws Error(input_unreadable) when it
 // cannot be opened.
 std::unique_ptr<ByteSource> open_local_file(const std::string& path);
