@@ -75,7 +75,8 @@ TEST(Reader, ObjectHeadersGiveChunkedStorageBeforeCompression) {
 }
 
 TEST(Reader, ObjectHeadersHoldContiguousSizes) {
-  const Element& x = element(read_fixture_headers_only("dense.h5ad"), "/X");
+  const Report report = read_fixture_headers_only("dense.h5ad");
+  const Element& x = element(report, "/X");
   EXPECT_TRUE(x.stored_bytes_exact);
   EXPECT_EQ(x.stored_bytes, 40u * 30 * 4);
 }

@@ -158,6 +158,10 @@ TEST(BucketTable, RejectsUnknownFieldsDuplicatesAndAbsurdNumbers) {
             "t.json: \"profile\": appears twice in one object");
   EXPECT_EQ(error_for(table(R"("load")", R"({"name": "a", "name": "b", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000})")),
             "t.json: \"name\": appears twice in one object");
+  // A number beyond a double is a configuration error, not an internal one.
+  EXPECT_NE(error_for(R"({"profile": {"name": "p", "multiplier": 2345E789011, "overhead_mib": 0}, "buckets": [])")
+                .find("t.json: not valid JSON: number overflow"),
+            std::string::npos);
   // The same key in two different objects is fine.
   EXPECT_EQ(error_for(table(R"("load")", a + ", " + b)), "");
   std::string b_named_a = b;

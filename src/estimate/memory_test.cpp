@@ -263,9 +263,11 @@ TEST(RuntimeArithmetic, NullableColumnsAreCopiedAsTheRuntimeDoes) {
   const Report report = obs_report(rows, 6, false);
   const std::uint64_t numeric = rows * 8;
   const std::uint64_t nullable = 6 * rows * (8 + 1);
-  const ElementCost& v11 = estimate_for(report, "anndata-0.11").elements.at(0);
+  const MemoryEstimate estimate11 = estimate_for(report, "anndata-0.11");
+  const ElementCost& v11 = estimate11.elements.at(0);
   EXPECT_EQ(v11.python_transient_bytes, numeric + 4 * nullable);  // four copies up to 0.11
-  const ElementCost& v12 = estimate_for(report, "anndata-0.12").elements.at(0);
+  const MemoryEstimate estimate12 = estimate_for(report, "anndata-0.12");
+  const ElementCost& v12 = estimate12.elements.at(0);
   // A quarter of a copy from 0.12: now reading the index is the larger part.
   const ElementCost& index = v12.children.at(7);
   EXPECT_EQ(index.path, "/obs/_index");

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Runs the libFuzzer targets for a bounded time and judges what they found.
+
+    /usr/bin/python3 tests/fuzz/run.py --build build-fuzz [--seconds 60] [--work build-fuzz/fuzz-out]
+
+bucket_table_fuzz: seeds in tests/fuzz/seeds/bucket_table; any finding fails.
+reader_fuzz: seeds are the fixtures in data/; libFuzzer runs in fork mode
+and keeps going after a crash (-ignore_crashes), because HDF5 1.10.8 itself
+crashes on damaged files (in production the reader child contains those:
+docs/robustness.md). Each crash input is run again to read its stack: a
+crash whose innermost frame of ours comes before any HDF5 frame is ours,
+and fails the run; one inside HDF5 (H5*) is counted and reported.
+Prints one line per target: executions, crashes (ours / HDF5's), and the
+time spent.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run_fuzzer(binary, seeds, corpus, artifacts, seconds, fork):
+    os.makedirs(corpus, exist_ok=True)
+    os.makedirs(artifacts, exist_ok=True)
+    command = [binary, corpus, *seeds, f"-max_total_time={seconds}", f"-artifact_prefix={artifacts}/",
+               "-max_len=262144", "-rss_limit_mb=1024", "-timeout=10", "-print_final_stats=1"]
+    if fork:
+        command += ["-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
+    started = time.monotonic()
+    out = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    elapsed = time.monotonic() - started
+    log = out.stdout + out.stderr
+    execs = [int(n) for n in re.findall(r"stat::number_of_executed_units:\s*(\d+)", log)]
+    if not execs:  # fork mode: "#1026: cov: ..." lines
+        execs = [int(n) for n in re.findall(r"#(\d+): cov:", log)]
+    return out.returncode, log, max(execs) if execs else 0, elapsed
+
+
+def owner_of_crash(binary, artifact):
+    """'ours', 'hdf5' or 'unknown', from the crash's stack."""
+    out = subprocess.run([binary, artifact], capture_output=True, text=True, errors="replace", timeout=60)
+    for line in (out.stdout + out.stderr).splitlines():
+        m = re.match(r"\s*#\d+ 0x[0-9a-f]+ in (\S+)", line)
+        if not m:
+            continue
+        function = m.group(1)
+        if function.startswith(("__asan", "__sanitizer", "__interceptor", "__ubsan", "__libc", "abort", "raise",
+                                "malloc", "free", "calloc", "realloc", "__GI", "memcpy", "memmove", "strlen",
+                                "fuzzer::", "LLVMFuzzer", "_int_", "__memcpy", "__memmove", "__strlen")):
+            continue
+        if re.match(r"H5[A-Z]*_?", function) and "h5ad_sizer" not in function:
+            return "hdf5"
+        if "h5ad_sizer" in function:
+            return "ours"
+    return "unknown"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", required=True)
+    p.add_argument("--seconds", type=int, default=60)
+    p.add_argument("--work")
+    a = p.parse_args()
+    work = a.work or os.path.join(a.build, "fuzz-out")
+    failed = False
+
+    binary = os.path.join(a.build, "bucket_table_fuzz")
+    code, log, execs, elapsed = run_fuzzer(binary, [os.path.join(HERE, "seeds", "bucket_table")],
+                                           os.path.join(work, "bucket_table", "corpus"),
+                                           os.path.join(work, "bucket_table", "artifacts"), a.seconds, fork=False)
+    findings = glob.glob(os.path.join(work, "bucket_table", "artifacts", "*"))
+    print(f"bucket_table_fuzz: {execs} executions in {elapsed:.0f} s, {len(findings)} findings")
+    if code != 0 or findings:
+        failed = True
+        print(log[-3000:])
+
+    binary = os.path.join(a.build, "reader_fuzz")
+    seeds = sorted(f for f in glob.glob(os.path.join(ROOT, "data", "*.h5ad")))
+    seed_dir = os.path.join(work, "reader", "seeds")
+    os.makedirs(seed_dir, exist_ok=True)
+    for seed in seeds:
+        target = os.path.join(seed_dir, os.path.basename(seed))
+        if not os.path.exists(target):
+            with open(seed, "rb") as src, open(target, "wb") as dst:
+                dst.write(src.read())
+    code, log, execs, elapsed = run_fuzzer(binary, [seed_dir], os.path.join(work, "reader", "corpus"),
+                                           os.path.join(work, "reader", "artifacts"), a.seconds, fork=True)
+    crashes = sorted(glob.glob(os.path.join(work, "reader", "artifacts", "crash-*")))
+    owners = {"ours": [], "hdf5": [], "unknown": []}
+    for crash in crashes:
+        owners[owner_of_crash(binary, crash)].append(crash)
+    print(f"reader_fuzz: {execs} executions in {elapsed:.0f} s, {len(crashes)} crashes: "
+          f"{len(owners['hdf5'])} inside HDF5 1.10, {len(owners['ours'])} in h5ad-sizer, "
+          f"{len(owners['unknown'])} unattributed")
+    for crash in owners["ours"] + owners["unknown"]:
+        failed = True
+        print(f"  {crash}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
