@@ -1,6 +1,7 @@
 #include "h5ad_sizer/render/json_report.hpp"
 
 #include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/text.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -11,7 +12,8 @@ ordered_json element_json(const ElementCost& cost, bool tree) {
   static const Element kNoObject;  // a bracketed cost: no HDF5 object behind it
   const Element& element = cost.element ? *cost.element : kNoObject;
   ordered_json out;
-  out["path"] = cost.path;
+  // Names come from the file: escaped like every name we print.
+  out["path"] = printable(cost.path);
   out["encoding"] = element.encoding;
   out["dtype"] = element.dtype.empty() ? ordered_json(nullptr) : ordered_json(element.dtype);
   out["shape"] = element.shape;
@@ -77,7 +79,13 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
   ordered_json elements = ordered_json::array();
   for (const ElementCost& element : memory.elements) elements.push_back(element_json(element, tree));
   out["elements"] = std::move(elements);
-  out["keys"] = report.keys;
+  ordered_json keys = ordered_json::object();
+  for (const auto& [mapping, names] : report.keys) {
+    ordered_json list = ordered_json::array();
+    for (const std::string& name : names) list.push_back(printable(name));
+    keys[mapping] = std::move(list);
+  }
+  out["keys"] = std::move(keys);
   out["stored_total_bytes"] = report.stored_total();
   out["stored_bytes_exact"] = report.stored_bytes_exact();
   out["unattributed_bytes"] = report.unattributed_bytes();
@@ -86,7 +94,7 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
   const ElementCost* peak = memory.python_peak();
   const ElementCost* io_peak = memory.io_peak();
   const ElementCost* buffer_peak = memory.buffer_peak();
-  auto path_of = [](const ElementCost* e) { return e ? ordered_json(e->path) : ordered_json(nullptr); };
+  auto path_of = [](const ElementCost* e) { return e ? ordered_json(printable(e->path)) : ordered_json(nullptr); };
   out["memory"] = {{"final_bytes", memory.final_bytes()},
                    {"peak_transient_bytes", peak ? peak->python_transient_bytes : 0},
                    {"peak_element", path_of(peak)},

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "h5ad_sizer/render/units.hpp"
+#include "h5ad_sizer/text.hpp"
 
 namespace h5ad_sizer {
 namespace {
@@ -33,7 +34,7 @@ void add_rows(const ElementCost& cost, const std::string& parent_path, std::size
               std::uint64_t peak, std::vector<Row>& rows) {
   static const Element kNoObject;  // a bracketed cost: no HDF5 object behind it
   const Element& element = cost.element ? *cost.element : kNoObject;
-  rows.push_back({std::string(depth * 2, ' ') + label(cost.path, parent_path), element.encoding,
+  rows.push_back({std::string(depth * 2, ' ') + printable(label(cost.path, parent_path)), printable(element.encoding),
                   element.dtype, shape_text(element.shape),
                   element.nnz ? std::to_string(element.nnz) : "",
                   human_bytes(element.stored_bytes), human_bytes(cost.final_bytes),
@@ -78,13 +79,13 @@ std::string render_table(const Report& report, const MemoryEstimate& memory) {
                     percent(bytes, loaded_total), "", "", ""});
   };
   if (const ElementCost* peak = memory.python_peak()) {
-    memory_row("[peak: Python temporaries of " + peak->path + "]", peak->python_transient_bytes);
+    memory_row("[peak: Python temporaries of " + printable(peak->path) + "]", peak->python_transient_bytes);
   }
   if (const ElementCost* peak = memory.io_peak()) {
-    memory_row("[peak: HDF5 chunk records of " + peak->path + "]", peak->io_transient_bytes);
+    memory_row("[peak: HDF5 chunk records of " + printable(peak->path) + "]", peak->io_transient_bytes);
   }
   if (const ElementCost* peak = memory.buffer_peak()) {
-    memory_row("[peak: HDF5 conversion buffers of " + peak->path + "]",
+    memory_row("[peak: HDF5 conversion buffers of " + printable(peak->path) + "]",
                peak->buffer_transient_bytes);
   }
   memory_row("[read_h5ad start-up]", memory.read_overhead_bytes);

@@ -16,11 +16,13 @@ import argparse
 import json
 import os
 import selectors
+import subprocess
 import sys
 import time
 
 MAX_SECONDS = 2.0
 MAX_RSS_BYTES = 256 << 20
+TOOL = [None]
 
 
 def run_measured(tool, path, timeout=60):
@@ -86,6 +88,11 @@ def problems(name, path, case, r, outcomes_only=False):
             json.loads(r["out"])
         except ValueError:
             found.append("exit 0 without one JSON document on stdout")
+        # What a person sees: the inspect table never carries a control
+        # character from a name (a newline, an escape sequence).
+        table = subprocess.run([TOOL[0], "inspect", path], capture_output=True).stdout
+        if any(b < 0x20 and b != 0x0A for b in table) or b"\x7f" in table:
+            found.append("inspect printed a control character")
     else:
         if r["out"]:
             found.append(f"{len(r['out'])} bytes on stdout for a failure")
@@ -112,6 +119,7 @@ def main():
     p.add_argument("--outcomes-only", action="store_true",
                    help="skip the time and memory checks (sanitizer builds)")
     a = p.parse_args()
+    TOOL[0] = a.tool
     with open(os.path.join(a.corpus, "expected.json")) as f:
         expected = json.load(f)
     failures = 0
