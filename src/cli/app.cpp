@@ -66,8 +66,8 @@ int run_size(const SizeOptions& options, const TaskOptions& task) {
 int run_inspect(const InspectOptions& options) {
   const Limits limits = limits_for(options.limits, options.path);
   const std::string text = run_isolated(limits, display_name(options.path), [&](Progress& progress) {
-    SourceOptions source_options{!options.no_sign_request, std::nullopt, options.allow_link_local};
-    if (is_remote(options.path)) source_options.deadline = std::chrono::steady_clock::now() + limits.time;
+    const SourceOptions source_options{!options.no_sign_request, remote_deadline(options.limits, options.path),
+                                       options.allow_link_local};
     const OpenedSource source = open_source(options.path, source_options);
     ReadOptions read_options;
     read_options.on_element = [&progress](const std::string& path) { progress.reading(path); };

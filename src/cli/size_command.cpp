@@ -60,10 +60,8 @@ Sizing size_dataset(const SizeOptions& options, Progress& progress) {
                 " (the buckets in " + sizing.table.origin + ")");
   }
   SourceOptions source_options{!options.no_sign_request, options.deadline, options.allow_link_local};
-  if (is_remote(options.path)) {
-    const auto limit = std::chrono::steady_clock::now() + limits_for(options.limits, options.path).time -
-                       kRemoteGrace;
-    if (!source_options.deadline || limit < *source_options.deadline) source_options.deadline = limit;
+  if (const auto limit = remote_deadline(options.limits, options.path)) {
+    if (!source_options.deadline || *limit < *source_options.deadline) source_options.deadline = limit;
   }
   OpenedSource source = open_source(options.path, source_options);
   // Object headers only: the chunk indexes would cost a request per node
@@ -98,6 +96,13 @@ Limits limits_for(const ReadLimits& limits, const std::string& path) {
   out.time = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
   if (remote && out.time.count() > 0) out.time += kRemoteGrace;
   return out;
+}
+
+std::optional<io::Deadline> remote_deadline(const ReadLimits& limits, const std::string& path) {
+  if (!is_remote(path)) return std::nullopt;
+  const Limits child = limits_for(limits, path);
+  if (child.time.count() == 0) return std::nullopt;
+  return std::chrono::steady_clock::now() + child.time - kRemoteGrace;
 }
 
 namespace {

@@ -24,6 +24,10 @@ struct ReadLimits {
 // The limits for reading `path`, in the form the child process takes.
 Limits limits_for(const ReadLimits& limits, const std::string& path);
 
+// For a URL, when its reads must stop on their own (exit 3, a network
+// problem): a little before the child is killed for the time limit.
+std::optional<io::Deadline> remote_deadline(const ReadLimits& limits, const std::string& path);
+
 // What `size` is asked, from flags or from a Lambda event.
 struct SizeOptions {
   std::string path;
