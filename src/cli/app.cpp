@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>

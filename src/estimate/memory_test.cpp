@@ -184,13 +184,18 @@ TEST(MemoryModel, IsAFunctionOfTheReportAlone) {
 
 // Small structural reports made by hand: one obs frame with a numeric
 // column, a nullable integer column, a string column and a string index.
-Element strings(const std::string& path, std::uint64_t rows, std::uint64_t length) {
+Element column(const std::string& path, const char* encoding, Form form, std::uint64_t rows) {
   Element e;
   e.path = path;
-  e.encoding = "string-array";
-  e.form = Form::str_objects;
+  e.encoding = encoding;
+  e.form = form;
   e.shape = {rows};
   e.nnz = rows;
+  return e;
+}
+
+Element strings(const std::string& path, std::uint64_t rows, std::uint64_t length) {
+  Element e = column(path, "string-array", Form::str_objects, rows);
   e.strings = h5::StringSample{};
   e.strings->lengths.assign(100, length);
   e.strings->population = rows;
@@ -198,12 +203,7 @@ Element strings(const std::string& path, std::uint64_t rows, std::uint64_t lengt
 }
 
 Element numbers(const std::string& path, std::uint64_t rows, std::uint64_t itemsize) {
-  Element e;
-  e.path = path;
-  e.encoding = "array";
-  e.form = Form::numbers;
-  e.shape = {rows};
-  e.nnz = rows;
+  Element e = column(path, "array", Form::numbers, rows);
   e.itemsize = itemsize;
   return e;
 }

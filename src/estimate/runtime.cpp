@@ -5,10 +5,11 @@
 namespace h5ad_sizer {
 
 const std::vector<RuntimeModel>& runtime_models() {
-  // Interpreters measured with bench/runtimes/baselines.py (max of 5 fresh
-  // processes, 2026-12-01): 87.1, 94.8, 151.5, 139.4 and 137.0 MiB. The
-  // 0.11 stack is measured with awkward 2.8 installed, which anndata 0.11
-  // imports whenever it is there: 137.4 MiB without it. The
+  // Interpreters measured with bench/runtimes/baselines.py: max of 5 fresh
+  // processes on 2026-11-30, 87.1, 94.8, 137.4, 139.4 and 137.0 MiB; max of
+  // 3 on 2026-12-01, 87.3, 93.4, 151.5, 138.5 and 135.3 MiB. The 0.11 stack
+  // now has awkward 2.8 installed (for the awkward corpus file), which
+  // anndata 0.11 imports whenever it is there: hence 151.5. The
   // read itself (estimate/memory.cpp) was measured against each stack on
   // the calibration corpus (docs/accuracy.md): the same model holds for all.
   static const std::vector<RuntimeModel> models = {
@@ -21,7 +22,7 @@ const std::vector<RuntimeModel>& runtime_models() {
       {"anndata-0.12", "anndata 0.12.19, pandas 2.3.3, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1 (CELLxGENE Census)",
        152 * kMiB, false, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0, 0},
       // pyarrow comes with `import anndata`; the first DataFrame with a str
-      // column raised VmHWM by 1.38-1.43 MiB more (3 fresh processes,
+      // column raised VmHWM by 1.34 MiB more (max of 3 fresh processes,
       // bench/runtimes/baselines.py, last column).
       {"anndata-0.12-pandas3", "anndata 0.12.6, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1",
        152 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0,
