@@ -6,7 +6,7 @@
 
 FROM debian:bookworm AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends cmake g++ ninja-build libhdf5-dev liblzf-dev \
+ && apt-get install -y --no-install-recommends cmake g++ ninja-build zlib1g-dev liblzf-dev \
       libcurl4-openssl-dev libcli11-dev nlohmann-json3-dev libspdlog-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -23,7 +23,7 @@ FROM debian:bookworm-slim
 # its compression libraries, and libcurl with CA certificates for remote paths.
 # tests/infra/test_image_runtime.py builds a root with exactly this list.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates libcurl4 liblzf1 libaec0 libsz2 zlib1g \
+ && apt-get install -y --no-install-recommends ca-certificates libcurl4 liblzf1 zlib1g \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/h5ad-sizer /usr/local/bin/h5ad-sizer
 RUN useradd --system --uid 10001 --no-create-home sizer

@@ -2,8 +2,14 @@
 """The mutation campaign: thousands of damaged copies of real .h5ad files,
 each sized by h5ad-sizer, and a table of what happened.
 
-    /usr/bin/python3 bench/robustness/campaign.py [--tool build/h5ad-sizer] [--mutants 9000]
+    /usr/bin/python3 bench/robustness/campaign.py [--tool [LABEL=]PATH ...] [--mutants 9000]
         [--seed 1] [--jobs 2] [--corpus ../shared/corpus/real] [--work bench/out/mutants]
+
+Several --tool (say the same source built against two HDF5 versions) run on
+the same mutants in the same run, one after the other per mutant, and the
+tables get a column each:
+
+    --tool "HDF5 1.10.8=build-h510/h5ad-sizer" --tool "HDF5 1.14.5=build/h5ad-sizer"
 
 Mutants are made from every .h5ad of --corpus and of data/ (the committed
 fixtures), in turn: one to eight single-byte changes (a random bit, a random
@@ -71,7 +77,7 @@ def cause(err):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--tool", default=os.path.join(ROOT, "build", "h5ad-sizer"))
+    p.add_argument("--tool", action="append", help="[LABEL=]PATH; repeat to compare builds")
     p.add_argument("--mutants", type=int, default=9000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
@@ -91,61 +97,88 @@ def main():
             out.write(mutate(data, r))
         jobs.append((name, path))
 
+    tools = []
+    for spec in a.tool or [os.path.join(ROOT, "build", "h5ad-sizer")]:
+        label, _, path = spec.rpartition("=")
+        tools.append((label or path, path))
+
+    def run_all(job):
+        return job, [run_measured(path, job[1]) for _, path in tools]
+
     started = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as pool:
-        results = list(pool.map(lambda job: (job[0], job[1], run_measured(a.tool, job[1])), jobs))
+        runs = list(pool.map(run_all, jobs))
     elapsed = time.monotonic() - started
 
+    tallies = [tally([(job[0], job[1], results[t]) for job, results in runs]) for t in range(len(tools))]
+    print(f"{a.mutants} mutants of {len(originals)} files (seed {a.seed}), {a.jobs} at a time, "
+          f"each run by {len(tools)} build{'s' if len(tools) > 1 else ''}, {elapsed:.0f} s in all\n")
+    labels = [label for label, _ in tools]
+    table("outcome", labels, [t["outcome"] for t in tallies])
+    table("exit 4: the cause named", labels, [t["causes"] for t in tallies])
+    table("promise broken", labels, [t["broken"] for t in tallies], rows=PROMISES)
+    for label, t in zip(labels, tallies):
+        name, path, res = t["slowest"]
+        line = f"{label}: slowest {res['seconds']:.2f} s ({os.path.basename(path)}, from {name})"
+        name, path, res = t["largest"]
+        print(line + f"; largest {res.get('rss', 0) / 2**20:.0f} MiB ({os.path.basename(path)}, from {name})")
+    for label, t in zip(labels, tallies):
+        for name, path, res in t["bad"]:
+            print(f"- {label}: {os.path.basename(path)} (from {name}): {res.get('err', '').strip()[:200]}")
+
+
+PROMISES = ["exit 1 (internal error)", "stdout written on failure", "stderr not one line", "exit 0 without JSON",
+            "over 2 s", "over 256 MiB"]
+
+
+def tally(results):
+    """Outcomes, exit-4 causes and broken promises of one build's runs."""
     outcome = collections.Counter()
     causes = collections.Counter()
-    broken_promises = collections.Counter()
-    worst_time = max(results, key=lambda x: x[2]["seconds"])
-    worst_rss = max(results, key=lambda x: x[2].get("rss", 0))
+    broken = collections.Counter()
+    bad = []
     for name, path, res in results:
         if res.get("hang"):
             outcome["hung (outer 60 s timeout)"] += 1
+            bad.append((name, path, res))
             continue
         if "signal" in res:
             outcome[f"killed by signal {res['signal']}"] += 1
+            bad.append((name, path, res))
             continue
         outcome[f"exit {res['code']}"] += 1
         if res["code"] == 0:
             try:
                 json.loads(res["out"])
             except ValueError:
-                broken_promises["exit 0 without JSON"] += 1
+                broken["exit 0 without JSON"] += 1
         else:
             causes[cause(res["err"])] += 1
             if res["out"]:
-                broken_promises["stdout written on failure"] += 1
+                broken["stdout written on failure"] += 1
             if len(res["err"].splitlines()) != 1:
-                broken_promises["stderr not one line"] += 1
+                broken["stderr not one line"] += 1
             if res["code"] == 1:
-                broken_promises["exit 1 (internal error)"] += 1
+                broken["exit 1 (internal error)"] += 1
+                bad.append((name, path, res))
         if res["seconds"] > 2:
-            broken_promises["over 2 s"] += 1
+            broken["over 2 s"] += 1
         if res.get("rss", 0) > 256 << 20:
-            broken_promises["over 256 MiB"] += 1
+            broken["over 256 MiB"] += 1
+    return {"outcome": outcome, "causes": causes, "broken": broken, "bad": bad,
+            "slowest": max(results, key=lambda x: x[2]["seconds"]),
+            "largest": max(results, key=lambda x: x[2].get("rss", 0))}
 
-    print(f"{a.mutants} mutants of {len(originals)} files (seed {a.seed}), {a.jobs} at a time, "
-          f"{elapsed:.0f} s in all\n")
-    print("| outcome | mutants |\n|---|---:|")
-    for key, n in sorted(outcome.items()):
-        print(f"| {key} | {n} |")
-    print("\n| exit 4: the cause named | mutants |\n|---|---:|")
-    for key, n in causes.most_common():
-        print(f"| {key} | {n} |")
-    print("\n| promise broken | mutants |\n|---|---:|")
-    for key in ["exit 1 (internal error)", "stdout written on failure", "stderr not one line", "exit 0 without JSON",
-                "over 2 s", "over 256 MiB"]:
-        print(f"| {key} | {broken_promises.get(key, 0)} |")
-    print(f"\nslowest: {worst_time[2]['seconds']:.2f} s ({os.path.basename(worst_time[1])}, from {worst_time[0]}); "
-          f"largest: {worst_rss[2].get('rss', 0) / 2**20:.0f} MiB ({os.path.basename(worst_rss[1])}, "
-          f"from {worst_rss[0]})")
-    for name, path, res in results:
-        if res.get("code") == 1 or "signal" in res or res.get("hang"):
-            print(f"- {os.path.basename(path)} (from {name}): {res.get('err', '').strip()[:200]}")
 
+def table(title, labels, counters, rows=None):
+    """A Markdown table: a row per key, a column per build."""
+    if rows is None:
+        rows = sorted(set().union(*counters), key=lambda k: (-sum(c.get(k, 0) for c in counters), k))
+    print(f"| {title} | " + " | ".join(labels) + " |")
+    print("|---|" + "---:|" * len(labels))
+    for key in rows:
+        print(f"| {key} | " + " | ".join(str(c.get(key, 0)) for c in counters) + " |")
+    print()
 
 if __name__ == "__main__":
     main()

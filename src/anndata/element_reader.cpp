@@ -54,10 +54,11 @@ void ElementReader::invalid(const std::string& path, const std::string& why) con
 
 Element ElementReader::with_object(hid_t parent, const std::string& name,
                                    const std::string& path,
-                                   const std::function<Element(hid_t)>& body) {
+                                   const std::function<Element(hid_t)>& body,
+                                   std::optional<h5::LinkKind> kind) {
   if (m_on_element) m_on_element(path);
   try {
-    switch (h5::link_kind(parent, name)) {
+    switch (kind ? *kind : h5::link_kind(parent, name)) {
       case h5::LinkKind::missing:
         invalid(path, "missing");
       case h5::LinkKind::external:
@@ -75,6 +76,8 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
       invalid(path, "nested more than " + std::to_string(kMaxDepth) + " levels deep");
     }
     h5::Handle object = h5::open_child(parent, name);
+    // Only a group can lead back to itself; a dataset needs no identity.
+    if (h5::object_type(object.get()) != h5::ObjectType::group) return body(object.get());
     std::string identity = h5::object_identity(object.get());
     if (!m_open_objects.insert(identity).second) {
       return unfollowed(path, "link-cycle", "links back to an enclosing group: not followed");
@@ -95,6 +98,11 @@ h5::DatasetInfo ElementReader::describe(hid_t dataset) {
 
 Element ElementReader::read(hid_t parent, const std::string& name, const std::string& path) {
   return with_object(parent, name, path, [&](hid_t object) { return dispatch(object, path); });
+}
+
+Element ElementReader::read(hid_t parent, const h5::Link& link, const std::string& path) {
+  return with_object(
+      parent, link.name, path, [&](hid_t object) { return dispatch(object, path); }, link.kind);
 }
 
 Element ElementReader::dispatch(hid_t object, const std::string& path) {
@@ -140,8 +148,8 @@ Element ElementReader::read_dict(hid_t group, const std::string& path, const std
   element.path = path;
   element.encoding = encoding;
   element.note = note;
-  for (const std::string& name : h5::child_names(group)) {
-    element.children.push_back(read(group, name, path + "/" + name));
+  for (const h5::Link& link : h5::links(group)) {
+    element.children.push_back(read(group, link, path + "/" + link.name));
   }
   element.sum_children();
   return element;

@@ -143,9 +143,9 @@ class AnnDataReader {
 
   void read_uns() {
     m_elements.with_object(m_root, "uns", "/uns", [&](hid_t uns) {
-      for (const std::string& name : h5::child_names(uns)) {
-        if (m_claimed_uns.count(name) > 0) continue;
-        m_report.elements.push_back(m_elements.read(uns, name, "/uns/" + name));
+      for (const h5::Link& link : h5::links(uns)) {
+        if (m_claimed_uns.count(link.name) > 0) continue;
+        m_report.elements.push_back(m_elements.read(uns, link, "/uns/" + link.name));
       }
       note_moved_neighbors(uns);
       return Element{};

@@ -8,15 +8,28 @@
 namespace h5ad_sizer::h5 {
 namespace {
 
-struct NameCollector {
-  std::vector<std::string> names;
+LinkKind kind_of(H5L_type_t type) {
+  switch (type) {
+    case H5L_TYPE_HARD:
+      return LinkKind::hard;
+    case H5L_TYPE_SOFT:
+      return LinkKind::soft;
+    case H5L_TYPE_EXTERNAL:
+      return LinkKind::external;
+    default:
+      return LinkKind::other;
+  }
+}
+
+struct LinkCollector {
+  std::vector<Link> links;
   std::exception_ptr error;  // exceptions must not unwind through HDF5's C frames
 };
 
-herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* data) {
-  auto* collector = static_cast<NameCollector*>(data);
+herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* data) {
+  auto* collector = static_cast<LinkCollector*>(data);
   try {
-    collector->names.emplace_back(name);
+    collector->links.push_back(Link{name, kind_of(info->type)});
     return 0;
   } catch (...) {
     collector->error = std::current_exception();
@@ -81,30 +94,27 @@ LinkKind link_kind(hid_t group, const std::string& name) {
   if (!exists) return LinkKind::missing;
   H5L_info_t info;
   check(H5Lget_info(group, name.c_str(), &info, H5P_DEFAULT), "reading a link");
-  switch (info.type) {
-    case H5L_TYPE_HARD:
-      return LinkKind::hard;
-    case H5L_TYPE_SOFT:
-      return LinkKind::soft;
-    case H5L_TYPE_EXTERNAL:
-      return LinkKind::external;
-    default:
-      return LinkKind::other;
-  }
+  return kind_of(info.type);
 }
 
 Handle open_child(hid_t group, const std::string& name) {
   return Handle(check(H5Oopen(group, name.c_str(), H5P_DEFAULT), "opening an object"));
 }
 
-std::vector<std::string> child_names(hid_t group) {
-  NameCollector collector;
+std::vector<Link> links(hid_t group) {
+  LinkCollector collector;
   hsize_t index = 0;
   herr_t status =
-      H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &collector);
+      H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, collect_link, &collector);
   if (collector.error) std::rethrow_exception(collector.error);
   check(status, "listing a group");
-  return std::move(collector.names);
+  return std::move(collector.links);
+}
+
+std::vector<std::string> child_names(hid_t group) {
+  std::vector<std::string> names;
+  for (Link& link : links(group)) names.push_back(std::move(link.name));
+  return names;
 }
 
 std::string object_identity(hid_t object) {

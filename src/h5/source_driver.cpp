@@ -1,8 +1,14 @@
 #include "h5ad_sizer/h5/source_driver.hpp"
 
 #include <H5FDpublic.h>
+#include <H5public.h>
+#if H5_VERSION_GE(1, 14, 0)
+#include <H5FDdevelop.h>
+#endif
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <cstring>
 #include <mutex>
 
@@ -12,6 +18,10 @@ namespace h5ad_sizer::h5 {
 namespace {
 
 thread_local std::exception_ptr pending_error;
+
+#if H5_VERSION_GE(1, 14, 0)
+constexpr H5FD_class_value_t kDriverValue = 0x2ad5;  // within [H5_VFD_RESERVED, H5_VFD_MAX]
+#endif
 
 struct DriverInfo {
   io::ByteSource* source = nullptr;
@@ -122,40 +132,33 @@ hid_t driver_id() {
   static hid_t id = H5I_INVALID_HID;
   static std::once_flag once;
   std::call_once(once, [] {
-    static const H5FD_class_t driver = {
-        "h5ad-sizer",
-        static_cast<haddr_t>(INT64_MAX),
-        H5F_CLOSE_WEAK,
-        nullptr,  // terminate
-        nullptr,  // sb_size
-        nullptr,  // sb_encode
-        nullptr,  // sb_decode
-        sizeof(DriverInfo),
-        nullptr,  // fapl_get
-        info_copy,
-        info_free,
-        0,        // dxpl_size
-        nullptr,  // dxpl_copy
-        nullptr,  // dxpl_free
-        open_callback,
-        close_callback,
-        compare_callback,
-        query_callback,
-        nullptr,  // get_type_map
-        nullptr,  // alloc
-        nullptr,  // free
-        get_eoa_callback,
-        set_eoa_callback,
-        get_eof_callback,
-        get_handle_callback,
-        read_callback,
-        write_callback,
-        nullptr,  // flush
-        nullptr,  // truncate
-        nullptr,  // lock
-        nullptr,  // unlock
-        H5FD_FLMAP_DICHOTOMY,
-    };
+    // Field by field rather than positionally: the struct grew between
+    // HDF5 1.10 and 1.14 (version, value, vector and selection I/O, ctl).
+    static H5FD_class_t driver{};
+#if H5_VERSION_GE(1, 14, 0)
+    driver.version = H5FD_CLASS_VERSION;
+    // A private identifier from the range HDF5 leaves to unregistered
+    // drivers; never written to a file (the driver keeps no superblock data).
+    driver.value = kDriverValue;
+#endif
+    driver.name = "h5ad-sizer";
+    driver.maxaddr = static_cast<haddr_t>(INT64_MAX);
+    driver.fc_degree = H5F_CLOSE_WEAK;
+    driver.fapl_size = sizeof(DriverInfo);
+    driver.fapl_copy = info_copy;
+    driver.fapl_free = info_free;
+    driver.open = open_callback;
+    driver.close = close_callback;
+    driver.cmp = compare_callback;
+    driver.query = query_callback;
+    driver.get_eoa = get_eoa_callback;
+    driver.set_eoa = set_eoa_callback;
+    driver.get_eof = get_eof_callback;
+    driver.get_handle = get_handle_callback;
+    driver.read = read_callback;
+    driver.write = write_callback;
+    const H5FD_mem_t free_lists[H5FD_MEM_NTYPES] = H5FD_FLMAP_DICHOTOMY;
+    std::copy(std::begin(free_lists), std::end(free_lists), std::begin(driver.fl_map));
     id = H5FDregister(&driver);
   });
   if (id < 0) fail("registering h5ad-sizer's file driver");

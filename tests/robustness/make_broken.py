@@ -134,6 +134,23 @@ def main():
             data[site + 1:site + 5] = b"\xff\xff\xff\xff"
         write_bytes(case(f"flip_{site:07d}.h5ad", ANY_CLASSIFIED), bytes(data))
 
+    # A global heap collection whose free-space entry (index 0) claims 0
+    # bytes: HDF5 1.10.8 and unpatched 1.14.5 loop forever parsing it
+    # (cmake/hdf5/patch-source.cmake); the first collection holds the
+    # string attributes every element's encoding is read from.
+    data = bytearray(base)
+    heap = data.find(b"GCOL")
+    at, end = heap + 16, heap + int.from_bytes(data[heap + 8:heap + 16], "little")
+    while at + 16 <= end:
+        index, size = int.from_bytes(data[at:at + 2], "little"), int.from_bytes(data[at + 8:at + 16], "little")
+        if index == 0:
+            data[at + 8:at + 16] = bytes(8)
+            break
+        at += 16 + (size + 7) // 8 * 8
+    assert index == 0, "no free space in the first global heap collection"
+    write_bytes(case("global_heap_free_space_0.h5ad", INVALID, "global heap free space smaller than its header"),
+                bytes(data))
+
     # Not HDF5.
     write_bytes(case("empty.h5ad", INVALID, "not an HDF5 file"), b"")
     write_bytes(case("random_bytes.h5ad", INVALID, "not an HDF5 file"), bytes(r.randrange(256) for _ in range(4096)))

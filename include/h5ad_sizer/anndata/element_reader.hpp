@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/h5/node.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 #include "h5ad_sizer/h5/types.hpp"
 
@@ -28,6 +29,8 @@ class ElementReader {
   // is not an AnnData encoding is still counted (its datasets' bytes) with a
   // note; an external link is recorded, never followed.
   Element read(hid_t parent, const std::string& name, const std::string& path);
+  // The same for a link just listed from `parent` (its kind already known).
+  Element read(hid_t parent, const h5::Link& link, const std::string& path);
 
   // A dataframe (obs, var, raw/var, or one in obsm/varm/uns), either an
   // encoded group or a legacy compound dataset. `categories_for` supplies the
@@ -43,8 +46,10 @@ class ElementReader {
                                       const h5::DatasetInfo& info, bool strings_as_objects);
   // Opens `name` under `parent` (refusing external links and cycles), runs
   // `body` on it and turns library failures into invalid-h5ad errors.
+  // `kind` is the link's kind when the caller has it from listing `parent`.
   Element with_object(hid_t parent, const std::string& name, const std::string& path,
-                      const std::function<Element(hid_t)>& body);
+                      const std::function<Element(hid_t)>& body,
+                      std::optional<h5::LinkKind> kind = std::nullopt);
 
   // Called with each element's path before it is opened.
   void on_element(std::function<void(const std::string&)> callback) { m_on_element = std::move(callback); }

@@ -24,8 +24,17 @@ LinkKind link_kind(hid_t group, const std::string& name);
 // Opens `name` in `group`, following soft links (never external ones: the
 // caller checks link_kind first).
 Handle open_child(hid_t group, const std::string& name);
-// Link names of a group in name order, which is the order h5py (and so
-// anndata) iterates them for files written without creation-order tracking.
+// A group's link: its name and kind, as iterating the group gives them.
+struct Link {
+  std::string name;
+  LinkKind kind = LinkKind::missing;
+};
+// A group's links in name order, which is the order h5py (and so anndata)
+// iterates them for files written without creation-order tracking. Their
+// kinds come with the iteration: no lookup by name per child (a group of
+// thousands of small uns entries costs a B-tree search each otherwise).
+std::vector<Link> links(hid_t group);
+// Just the names of links().
 std::vector<std::string> child_names(hid_t group);
 // Identifies an object within the open file, to detect link cycles.
 std::string object_identity(hid_t object);
