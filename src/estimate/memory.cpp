@@ -240,8 +240,48 @@ std::uint64_t MemoryEstimate::final_bytes() const {
   return total;
 }
 
-const ElementCost* MemoryEstimate::python_peak() const {
-  return largest(elements, &ElementCost::python_transient_bytes);
+std::vector<const ElementCost*> MemoryEstimate::read_order() const {
+  std::vector<const ElementCost*> order;
+  for (const ElementCost& element : elements) order.push_back(&element);
+  // h5py lists a group's links in name order (bytes, so "X" before "layers");
+  // raw.X and raw.var of files before anndata 0.7 are read after the rest.
+  auto last = [&](const ElementCost* e) {
+    return e->path.rfind("/raw.", 0) == 0 || (runtime.reads_raw_last && e->path.rfind("/raw/", 0) == 0);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const ElementCost* a, const ElementCost* b) {
+    if (last(a) != last(b)) return last(b);
+    return a->path < b->path;
+  });
+  return order;
+}
+
+MemoryEstimate::PythonPeak MemoryEstimate::python_peak() const {
+  const std::vector<const ElementCost*> order = read_order();
+  const std::uint64_t all = final_bytes();
+  PythonPeak peak;
+  std::uint64_t done = 0;                   // finals of the elements read so far
+  const ElementCost* largest_before = nullptr;  // the largest read's temporaries so far
+  auto held = [](const ElementCost* e) {
+    return e ? checked_scale(e->python_transient_bytes, read_costs::kPythonTemporariesHeld) : 0;
+  };
+  for (const ElementCost* element : order) {
+    done = checked_add(done, element->final_bytes);
+    // Above all finals: this read's temporaries and earlier leftovers, less
+    // the finals of what is read after it.
+    const std::uint64_t during = checked_add(element->python_transient_bytes, held(largest_before));
+    const std::uint64_t later = all - done;
+    if (during > later && during - later > peak.bytes) {
+      // A read with no temporaries of its own only carries earlier leftovers.
+      peak = {element->python_transient_bytes > 0 ? element : nullptr,
+              held(largest_before) > 0 ? largest_before : nullptr, during - later};
+    }
+    if (element->python_transient_bytes > 0 &&
+        (!largest_before || element->python_transient_bytes > largest_before->python_transient_bytes)) {
+      largest_before = element;
+    }
+  }
+  if (held(largest_before) > peak.bytes) peak = {nullptr, largest_before, held(largest_before)};
+  return peak;
 }
 const ElementCost* MemoryEstimate::io_peak() const { return largest(elements, &ElementCost::io_transient_bytes); }
 const ElementCost* MemoryEstimate::buffer_peak() const {
@@ -250,7 +290,7 @@ const ElementCost* MemoryEstimate::buffer_peak() const {
 
 std::uint64_t MemoryEstimate::peak_bytes() const {
   std::uint64_t total = checked_add(final_bytes(), read_overhead_bytes);
-  if (const ElementCost* peak = python_peak()) total = checked_add(total, peak->python_transient_bytes);
+  total = checked_add(total, python_peak().bytes);
   if (const ElementCost* peak = io_peak()) total = checked_add(total, peak->io_transient_bytes);
   if (const ElementCost* peak = buffer_peak()) total = checked_add(total, peak->buffer_transient_bytes);
   return total;

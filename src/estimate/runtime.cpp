@@ -14,7 +14,7 @@ const std::vector<RuntimeModel>& runtime_models() {
   // the calibration corpus (docs/accuracy.md): the same model holds for all.
   static const std::vector<RuntimeModel> models = {
       {"anndata-0.8", "anndata 0.8.0, pandas 1.5.3, numpy 1.24.2, h5py 3.7.0 (Debian bookworm)", 96 * kMiB,
-       false, /*nullable_copies=*/4.0, 0.0, 0},
+       false, /*nullable_copies=*/4.0, 0.0, 0, /*reads_raw_last=*/true},
       {"anndata-0.10", "anndata 0.10.8, pandas 2.2.2, numpy 1.26.4, h5py 3.11.0 (HCA WARP)", 104 * kMiB, false,
        /*nullable_copies=*/4.0, 0.0, 0},
       {"anndata-0.11", "anndata 0.11.4, pandas 2.2.3, pyarrow 19.0.1, numpy 2.2.6, h5py 3.13.0 (CELLxGENE schema CLI)",

@@ -89,15 +89,16 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
   out["stored_total_bytes"] = report.stored_total();
   out["stored_bytes_exact"] = report.stored_bytes_exact();
   out["unattributed_bytes"] = report.unattributed_bytes();
-  // How the peak is made up: final + the largest transient of each pool +
-  // the read overhead.
-  const ElementCost* peak = memory.python_peak();
+  // How the peak is made up: final + the Python temporaries at the peak +
+  // the largest transient of each HDF5 pool + the read overhead.
+  const MemoryEstimate::PythonPeak python = memory.python_peak();
   const ElementCost* io_peak = memory.io_peak();
   const ElementCost* buffer_peak = memory.buffer_peak();
   auto path_of = [](const ElementCost* e) { return e ? ordered_json(printable(e->path)) : ordered_json(nullptr); };
   out["memory"] = {{"final_bytes", memory.final_bytes()},
-                   {"peak_transient_bytes", peak ? peak->python_transient_bytes : 0},
-                   {"peak_element", path_of(peak)},
+                   {"peak_transient_bytes", python.bytes},
+                   {"peak_element", path_of(python.element)},
+                   {"peak_held_from_element", path_of(python.held_from)},
                    {"io_transient_bytes", io_peak ? io_peak->io_transient_bytes : 0},
                    {"io_peak_element", path_of(io_peak)},
                    {"buffer_transient_bytes", buffer_peak ? buffer_peak->buffer_transient_bytes : 0},

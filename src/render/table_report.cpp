@@ -78,8 +78,13 @@ std::string render_table(const Report& report, const MemoryEstimate& memory) {
     rows.push_back({label, "", "", "", "", human_bytes(0), human_bytes(bytes),
                     percent(bytes, loaded_total), "", "", ""});
   };
-  if (const ElementCost* peak = memory.python_peak()) {
-    memory_row("[peak: Python temporaries of " + printable(peak->path) + "]", peak->python_transient_bytes);
+  const MemoryEstimate::PythonPeak python = memory.python_peak();
+  if (python.bytes > 0) {
+    std::string label = "[peak: Python temporaries";
+    if (python.element) label += " of " + printable(python.element->path);
+    if (python.element && python.held_from) label += " and";
+    if (python.held_from) label += " held from " + printable(python.held_from->path);
+    memory_row(label + "]", python.bytes);
   }
   if (const ElementCost* peak = memory.io_peak()) {
     memory_row("[peak: HDF5 chunk records of " + printable(peak->path) + "]", peak->io_transient_bytes);

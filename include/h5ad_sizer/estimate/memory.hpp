@@ -54,15 +54,34 @@ struct MemoryEstimate {
   const ElementCost* find(std::string_view path) const;
   // Memory after the read: every element's final bytes.
   std::uint64_t final_bytes() const;
-  // The top-level element whose read needs the most of each transient pool,
-  // or nullptr when none needs any.
-  const ElementCost* python_peak() const;
+  // The elements in the order read_h5ad reads them.
+  std::vector<const ElementCost*> read_order() const;
+
+  // What Python temporaries add to the peak, and where. Elements are read
+  // one after another (read_order()): while one is read, the elements read
+  // before it are there with their final bytes, its own temporaries, and
+  // the share of the largest earlier read's temporaries the allocators
+  // hold (read_costs::kPythonTemporariesHeld); the elements read after it
+  // are not there yet. Once every element is read, that share of the
+  // largest read's temporaries is still held. `bytes` is the most this adds
+  // above all final bytes; `element` is the element being read then
+  // (nullptr once every element is read), `held_from` the one whose
+  // leftovers count in it (nullptr if none).
+  struct PythonPeak {
+    const ElementCost* element = nullptr;
+    const ElementCost* held_from = nullptr;
+    std::uint64_t bytes = 0;
+  };
+  PythonPeak python_peak() const;
+  // The top-level element whose read needs the most HDF5 chunk records, and
+  // the most HDF5 conversion buffers, or nullptr when none needs any: those
+  // pools are counted at their largest throughout (glibc keeps the first,
+  // the second is small).
   const ElementCost* io_peak() const;
   const ElementCost* buffer_peak() const;
-  // The peak of the read: all final bytes, the largest transient of each
-  // pool, and the read overhead. Elements are read one after another, so at
-  // most one transient of each pool is alive; counting every final as
-  // already present makes this an upper bound.
+  // The peak of the read: all final bytes, python_peak().bytes, the largest
+  // transient of the two HDF5 pools, and the read overhead. An upper bound:
+  // every final counts from the end of the peak's read on.
   std::uint64_t peak_bytes() const;
 };
 

@@ -20,6 +20,17 @@ namespace h5ad_sizer::read_costs {
 // (8.5 KiB, measured from 10 to 1000 datasets).
 std::uint64_t read_overhead(std::uint64_t datasets);
 
+// The share of a read's Python temporaries the allocators still hold after
+// it returned (pymalloc keeps arenas that hold any live object, glibc keeps
+// its heap): memory a later read of other kinds of objects does not reuse,
+// and which is still there when read_h5ad ends. Measured with
+// bench/accuracy/alone.py, each element read alone in a fresh process:
+// (rise of VmRSS - final - HDF5 buffers and chunk records) / Python
+// temporaries was 0.23-0.43 for string columns and indexes, 0.38-0.57 for
+// categorical columns with 300 000+ categories, and -0.42 to 0.60 for whole
+// frames (0.60: 400 000 rows with two such categoricals, anndata 0.11).
+inline constexpr double kPythonTemporariesHeld = 0.6;
+
 // HDF5 1.10 reading a whole chunked dataset: a record with its own memory and
 // file selections for every chunk touched (4.1 KiB a chunk, measured from 256
 // to 2048 chunks), 1.1 MiB of chunk cache and, for a filtered dataset, 1.4 MiB

@@ -39,6 +39,9 @@ struct RuntimeModel {
   // first Arrow string array: pyarrow is imported with anndata, its compute
   // kernels are not).
   std::uint64_t lazy_import_bytes = 0;
+  // read_h5ad reads the root's elements in name order ("X" first); anndata
+  // 0.8 leaves raw for last, later versions read it in its place.
+  bool reads_raw_last = false;
 };
 
 // CELLxGENE's schema CLI pins anndata 0.11.4 (pandas 2, pyarrow): the

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Reads one element at a time, alone, in a fresh process of a runtime, and
+sets what it took beside what the model says of that element: how far the
+read peaked above what it started at (VmHWM after a reset), and how much of
+its temporary memory the allocators still hold once it returned (VmRSS after
+minus the element's modelled final bytes, HDF5 buffers and chunk records).
+This is how the model's loose ends were found (docs/memory-model.md,
+"Where the model is loose"): reads whose peak the model misses, and the
+share of Python temporaries that outlives a read.
+
+    /usr/bin/python3 bench/accuracy/alone.py --runtime anndata-0.11 FILE.h5ad [/obs ...]
+
+Without element paths it reads every column of /obs that has 4 MiB or more
+of modelled Python temporaries, then /obs whole. Prints a Markdown table:
+modelled final, Python temporaries, HDF5 buffers; measured rise after the
+read, peak during it; "held" = (rise after - final - buffers - chunk
+records) / Python temporaries; "peak / model" = measured peak / (final +
+all three transients). One process per element, so nothing else is alive.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from runtimes import RUNTIMES, python_for  # noqa: E402
+
+MIB = 2**20
+CHILD = r'''
+import gc, sys, h5py, anndata
+try:
+    from anndata._io.specs import read_elem
+except ImportError:
+    from anndata.experimental import read_elem
+def status():
+    values = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, value = line.split(":", 1)
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(value.split()[0]) * 1024
+    return values
+f = h5py.File(sys.argv[1], "r")
+element = f[sys.argv[2]]
+gc.collect()
+with open("/proc/self/clear_refs", "w") as out:
+    out.write("5")
+start = status()["VmRSS"]
+value = read_elem(element)
+end = status()
+print(end["VmRSS"] - start, end["VmHWM"] - start)
+'''
+
+
+def modelled(tool, path, runtime):
+    out = subprocess.run([tool, "inspect", path, "--runtime", runtime, "--json"], capture_output=True, text=True,
+                         check=True)
+    found = {}
+
+    def walk(element):
+        found[element["path"]] = element
+        for child in element.get("children", []):
+            walk(child)
+    for element in json.loads(out.stdout)["elements"]:
+        walk(element)
+    return found
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--runtime", choices=RUNTIMES, required=True)
+    p.add_argument("--tool", default=os.path.join(ROOT, "build", "h5ad-sizer"))
+    p.add_argument("file")
+    p.add_argument("paths", nargs="*")
+    a = p.parse_args()
+    model = modelled(a.tool, a.file, a.runtime)
+    paths = a.paths
+    if not paths:
+        obs = model["/obs"]
+        paths = [c["path"] for c in obs.get("children", [])
+                 if "[" not in c["path"] and c["transient_bytes"] >= 4 * MIB] + ["/obs"]
+    print(f"{os.path.basename(a.file)}, {a.runtime}\n")
+    print("| element | final | Python temp | HDF5 buffers | rise after | peak | held | peak / model |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for path in paths:
+        e = model[path]
+        out = subprocess.run([python_for(a.runtime), "-c", CHILD, a.file, path], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"| {path} | read failed: {out.stderr.strip().splitlines()[-1][:80]} |||||||")
+            continue
+        rise, peak = map(int, out.stdout.split())
+        final, py = e["loaded_bytes"], e["transient_bytes"]
+        buffers, records = e["buffer_transient_bytes"], e["io_transient_bytes"]
+        held = (rise - final - buffers - records) / py if py else float("nan")
+        print(f"| {path} | {final / MIB:.1f} | {py / MIB:.1f} | {buffers / MIB:.1f} | {rise / MIB:.1f} | "
+              f"{peak / MIB:.1f} | {held:.2f} | {peak / (final + py + buffers + records):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
