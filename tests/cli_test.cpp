@@ -91,10 +91,12 @@ TEST(CliSize, StatsCountTheReadsOfALocalFile) {
   const auto result = run_tool({"size", data_file("example.h5ad"), "--stats"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json io = json::parse(result.out)["io"];
+  // HDF5's small reads come from 64 KiB blocks, each read once: the 172 KiB
+  // file in three requests, hundreds of reads fewer than HDF5 asks for.
   EXPECT_GT(io["requests"].get<std::uint64_t>(), 0u);
-  // Metadata and samples only: far less than the file.
+  EXPECT_LE(io["requests"].get<std::uint64_t>(), 3u);
   EXPECT_GT(io["bytes_read"].get<std::uint64_t>(), 0u);
-  EXPECT_LT(io["bytes_read"].get<std::uint64_t>(), 176496u);
+  EXPECT_LE(io["bytes_read"].get<std::uint64_t>(), 176496u);
   EXPECT_TRUE(io["seconds"].is_number());
 }
 

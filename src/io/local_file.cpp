@@ -1,7 +1,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
+#include <memory>
 #include <chrono>
 #include <cstring>
 
@@ -23,31 +27,79 @@ class LocalFile final : public ByteSource {
 
   void read(std::uint64_t offset, std::size_t length, void* out) override {
     const auto start = std::chrono::steady_clock::now();
+    if (length > m_size || offset > m_size - length) fail_at(offset, length, 0);
     auto* cursor = static_cast<char*>(out);
-    while (length > 0) {
-      const ssize_t got = ::pread(m_fd, cursor, length, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        throw_invalid(m_path + ": cannot read " + std::to_string(length) + " bytes at " +
-                      std::to_string(offset) + (got == 0 ? ": unexpected end of file"
-                                                         : std::string(": ") + std::strerror(errno)));
+    if (length > kSmallRead) {
+      read_exactly(offset, length, cursor);
+    } else {
+      while (length > 0) {
+        const Block& block = block_at(offset);
+        const std::size_t at = static_cast<std::size_t>(offset - block.start);
+        const std::size_t n = std::min(length, block.size - at);
+        std::memcpy(cursor, block.bytes.get() + at, n);
+        cursor += n;
+        offset += n;
+        length -= n;
       }
-      m_stats.bytes_read += static_cast<std::uint64_t>(got);
-      cursor += got;
-      offset += static_cast<std::uint64_t>(got);
-      length -= static_cast<std::size_t>(got);
     }
-    ++m_stats.requests;
     m_stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   const IoStats& stats() const override { return m_stats; }
 
  private:
+  // HDF5 reads metadata a few bytes at a time: walking 100 000 small
+  // datasets took 128 563 reads (strace) of a 38 MB file. Small reads are
+  // served from 64 KiB blocks, each read once into a small direct-mapped
+  // cache (1 MiB); larger reads go straight to the file.
+  static constexpr std::size_t kBlockSize = 64 * 1024;
+  static constexpr std::size_t kBlocks = 16;
+  static constexpr std::size_t kSmallRead = 16 * 1024;
+
+  struct Block {
+    std::uint64_t start = UINT64_MAX;
+    std::size_t size = 0;
+    std::unique_ptr<char[]> bytes;
+  };
+
+  const Block& block_at(std::uint64_t offset) {
+    const std::uint64_t number = offset / kBlockSize;
+    Block& block = m_blocks[number % kBlocks];
+    const std::uint64_t start = number * kBlockSize;
+    if (block.start != start) {
+      if (!block.bytes) block.bytes.reset(new char[kBlockSize]);  // not zeroed: pread fills it
+      block.start = UINT64_MAX;  // invalid until filled
+      const std::size_t size = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockSize, m_size - start));
+      read_exactly(start, size, block.bytes.get());
+      block.start = start;
+      block.size = size;
+    }
+    return block;
+  }
+
+  void read_exactly(std::uint64_t offset, std::size_t length, char* cursor) {
+    while (length > 0) {
+      const ssize_t got = ::pread(m_fd, cursor, length, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) fail_at(offset, length, got);
+      m_stats.bytes_read += static_cast<std::uint64_t>(got);
+      cursor += got;
+      offset += static_cast<std::uint64_t>(got);
+      length -= static_cast<std::size_t>(got);
+    }
+    ++m_stats.requests;
+  }
+
+  [[noreturn]] void fail_at(std::uint64_t offset, std::size_t length, ssize_t got) const {
+    throw_invalid(m_path + ": cannot read " + std::to_string(length) + " bytes at " + std::to_string(offset) +
+                  (got < 0 ? std::string(": ") + std::strerror(errno) : ": unexpected end of file"));
+  }
+
   std::string m_path;
   int m_fd;
   std::uint64_t m_size;
   IoStats m_stats;
+  std::array<Block, kBlocks> m_blocks;
 };
 
 }  // namespace
