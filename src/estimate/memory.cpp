@@ -103,6 +103,12 @@ void cost_data(const Element& element, const RuntimeModel& runtime, ElementCost&
   if (element.dataset && element.form != Form::none) {
     cost.io_transient_bytes = checked_add(cost.io_transient_bytes, read_costs::dataset(*element.dataset));
   }
+  if (element.form != Form::records) {
+    cost.python_temporaries_bytes = cost.python_transient_bytes;
+    cost.python_held_bytes = element.form == Form::str_objects
+                                 ? read_costs::held_after_strings(cost.python_temporaries_bytes)
+                                 : read_costs::held_after(cost.python_temporaries_bytes);
+  }
 }
 
 // pandas 3 with pyarrow: inside DataFrame() each object string column and
@@ -141,18 +147,24 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
     cost.children.push_back(bracketed("[categories as Arrow strings]", arrow));
     // Right after the categories' read, whose bytes objects pymalloc still
     // holds: measured on 360 000 categories, the build adds to that read.
-    conversion = checked_add(cost.children[1].python_transient_bytes, arrow_build(arrow, n_categories));
+    cost.arrow_temporaries_bytes = arrow_build(arrow, n_categories);
+    conversion = checked_add(cost.children[1].python_transient_bytes, cost.arrow_temporaries_bytes);
   }
   cost.children.push_back(bracketed("[categories hash table]", python::hash_table_bytes(n_categories)));
   cost.sum_children(std::max(recast, conversion));
 }
 
 // Adds the Arrow arrays as a child; returns the largest conversion's build.
+// A nullable-string-array becomes pandas 3's StringDtype, Arrow-backed too:
+// its values are converted the same way.
 std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
   std::uint64_t arrays = 0;
   std::uint64_t largest_build = 0;
   for (std::size_t i = 0; i < cost.children.size() && i <= n_columns; ++i) {
     const Element* column = cost.children[i].element;
+    if (column != nullptr && column->encoding == "nullable-string-array" && !column->children.empty()) {
+      column = &column->children[0];  // the values
+    }
     if (column == nullptr || column->form != Form::str_objects || !column->strings) continue;
     const std::uint64_t arrow = python::arrow_string_array_bytes(column->nnz, *column->strings);
     arrays = checked_add(arrays, arrow);
@@ -160,6 +172,42 @@ std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
   }
   if (arrays > 0) cost.children.push_back(bracketed("[string columns as Arrow]", arrays));
   return largest_build;
+}
+
+// anndata reads an encoded frame's columns in column order, then its index,
+// then builds the frame from them: while one is read, only those before it
+// are there, with the share of the earlier reads' temporaries that it does
+// not reuse (their shares add up: an index read after two categoricals
+// stands over both's). The construction copies with the share of the
+// largest earlier read over every final of the frame, the hash table pandas
+// builds later among them (an upper bound): copies of one column reuse what
+// the reads of the others left (summed, the nullable-string copies of
+// anndata 0.12 came out 1.117 of the measured peak, docs/memory-model.md).
+// What pyarrow's pool served is held as after any read
+// (read_costs::held_after) at every later moment of the frame.
+// Returns the most this needs above the frame's final bytes.
+std::uint64_t frame_read_peak(const ElementCost& frame, std::size_t reads, std::uint64_t construction) {
+  std::uint64_t done = 0;     // finals of the columns read so far
+  std::uint64_t earlier = 0;  // the temporaries of the reads so far, not through pyarrow
+  std::uint64_t largest = 0;  // the largest of them
+  std::uint64_t arrow = 0;    // the temporaries pyarrow served so far
+  std::uint64_t peak = 0;     // the frame's memory at its highest
+  auto left = [&](std::uint64_t object_temporaries) {
+    return checked_add(checked_scale(object_temporaries, read_costs::kFrameTemporariesHeld),
+                       read_costs::held_after(arrow));
+  };
+  for (std::size_t i = 0; i < reads && i < frame.children.size(); ++i) {
+    const ElementCost& column = frame.children[i];
+    const std::uint64_t during = checked_add(checked_add(done, column.final_bytes), column.python_transient_bytes);
+    peak = std::max(peak, checked_add(during, left(earlier)));
+    done = checked_add(done, column.final_bytes);
+    const std::uint64_t objects = column.python_temporaries_bytes - column.arrow_temporaries_bytes;
+    earlier = checked_add(earlier, objects);
+    largest = std::max(largest, objects);
+    arrow = checked_add(arrow, column.arrow_temporaries_bytes);
+  }
+  peak = std::max(peak, checked_add(checked_add(frame.final_bytes, construction), left(largest)));
+  return peak - frame.final_bytes;
 }
 
 void cost_dataframe(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
@@ -185,6 +233,11 @@ void cost_dataframe(const Element& element, const RuntimeModel& runtime, Element
     cost.children.push_back(bracketed("[index hash table]", python::hash_table_bytes(rows)));
   }
   cost.sum_children(own_python, own_io, own_buffer);
+  if (!element.dataset) {
+    // The columns and the index, which come first among the children.
+    const std::size_t reads = (element.shape.size() > 1 ? element.shape[1] : 0) + 1;
+    cost.python_transient_bytes = frame_read_peak(cost, reads, own_python);
+  }
 }
 
 ElementCost cost_of(const Element& element, const RuntimeModel& runtime) {
@@ -217,11 +270,15 @@ const ElementCost* largest(const std::vector<ElementCost>& elements, std::uint64
 void ElementCost::sum_children(std::uint64_t own_python, std::uint64_t own_io, std::uint64_t own_buffer) {
   final_bytes = 0;
   python_transient_bytes = own_python;
+  python_temporaries_bytes = own_python;
+  python_held_bytes = read_costs::held_after(own_python);
   io_transient_bytes = own_io;
   buffer_transient_bytes = own_buffer;
   for (const ElementCost& child : children) {
     final_bytes = checked_add(final_bytes, child.final_bytes);
     python_transient_bytes = std::max(python_transient_bytes, child.python_transient_bytes);
+    python_temporaries_bytes = std::max(python_temporaries_bytes, child.python_temporaries_bytes);
+    python_held_bytes = std::max(python_held_bytes, child.python_held_bytes);
     io_transient_bytes = std::max(io_transient_bytes, child.io_transient_bytes);
     buffer_transient_bytes = std::max(buffer_transient_bytes, child.buffer_transient_bytes);
   }
@@ -260,10 +317,8 @@ MemoryEstimate::PythonPeak MemoryEstimate::python_peak() const {
   const std::uint64_t all = final_bytes();
   PythonPeak peak;
   std::uint64_t done = 0;                   // finals of the elements read so far
-  const ElementCost* largest_before = nullptr;  // the largest read's temporaries so far
-  auto held = [](const ElementCost* e) {
-    return e ? checked_scale(e->python_transient_bytes, read_costs::kPythonTemporariesHeld) : 0;
-  };
+  const ElementCost* largest_before = nullptr;  // the read so far that left the most held
+  auto held = [](const ElementCost* e) { return e ? e->python_held_bytes : 0; };
   for (const ElementCost* element : order) {
     done = checked_add(done, element->final_bytes);
     // Above all finals: this read's temporaries and earlier leftovers, less
@@ -275,8 +330,8 @@ MemoryEstimate::PythonPeak MemoryEstimate::python_peak() const {
       peak = {element->python_transient_bytes > 0 ? element : nullptr,
               held(largest_before) > 0 ? largest_before : nullptr, during - later};
     }
-    if (element->python_transient_bytes > 0 &&
-        (!largest_before || element->python_transient_bytes > largest_before->python_transient_bytes)) {
+    if (element->python_held_bytes > 0 &&
+        (!largest_before || element->python_held_bytes > largest_before->python_held_bytes)) {
       largest_before = element;
     }
   }

@@ -133,10 +133,11 @@ TEST(MemoryPeak, CategoricalCodesOfTheRightTypeAreNotCopied) {
 TEST(MemoryPeak, PeakIsFinalPlusPythonAtThePeakPlusEachHdf5PoolsLargestPlusOverhead) {
   const Costed costed = cost_fixture("example.h5ad");
   std::uint64_t final_bytes = 0;
-  std::uint64_t py = 0, io = 0, buffers = 0;
+  std::uint64_t py = 0, held = 0, io = 0, buffers = 0;
   for (const ElementCost& e : costed.memory.elements) {
     final_bytes += e.final_bytes;
     py = std::max(py, e.python_transient_bytes);
+    held = std::max(held, e.python_held_bytes);
     io = std::max(io, e.io_transient_bytes);
     buffers = std::max(buffers, e.buffer_transient_bytes);
   }
@@ -145,7 +146,7 @@ TEST(MemoryPeak, PeakIsFinalPlusPythonAtThePeakPlusEachHdf5PoolsLargestPlusOverh
   EXPECT_GT(python.bytes, 0u);
   // Never more than all finals with the largest read on top, which is what
   // the model counted before reads had an order.
-  EXPECT_LE(python.bytes, checked_add(py, checked_scale(py, read_costs::kPythonTemporariesHeld)));
+  EXPECT_LE(python.bytes, checked_add(py, held));
   EXPECT_EQ(costed.memory.peak_bytes(),
             final_bytes + python.bytes + io + buffers + costed.memory.read_overhead_bytes);
   EXPECT_EQ(costed.memory.read_overhead_bytes, read_costs::read_overhead(costed.report.datasets_read));
@@ -285,7 +286,9 @@ TEST(MemoryPeak, WhatIsReadAfterTheLargestTemporariesIsNotThereDuringThem) {
   const MemoryEstimate::PythonPeak python = memory.python_peak();
   EXPECT_EQ(python.element, nullptr);
   EXPECT_EQ(python.held_from, &obs);
-  EXPECT_EQ(python.bytes, checked_scale(obs.python_transient_bytes, read_costs::kPythonTemporariesHeld));
+  EXPECT_EQ(python.bytes, obs.python_held_bytes);
+  // Its temporaries are its index's strings: 0.4 of them stay held.
+  EXPECT_EQ(obs.python_held_bytes, read_costs::held_after_strings(obs.python_temporaries_bytes));
   EXPECT_LT(memory.peak_bytes(), memory.final_bytes() + obs.python_transient_bytes +
                                      obs.buffer_transient_bytes + memory.read_overhead_bytes);
 }
@@ -320,8 +323,77 @@ TEST(MemoryPeak, LeftoversOfAnEarlierReadAddToALaterOne) {
   const MemoryEstimate::PythonPeak python = memory.python_peak();
   EXPECT_EQ(python.element, &second);
   EXPECT_EQ(python.held_from, &first);
-  EXPECT_EQ(python.bytes, second.python_transient_bytes +
-                              checked_scale(first.python_transient_bytes, read_costs::kPythonTemporariesHeld));
+  EXPECT_EQ(python.bytes, second.python_transient_bytes + first.python_held_bytes);
+}
+
+// A frame whose largest read comes first: 100-byte strings, then two
+// columns and an index of 11-byte strings.
+Report first_column_largest(std::uint64_t rows) {
+  Element obs;
+  obs.path = "/obs";
+  obs.encoding = "dataframe";
+  obs.children = {strings("/obs/long", rows, 100), strings("/obs/b", rows, 11), strings("/obs/c", rows, 11)};
+  obs.shape = {rows, obs.children.size()};
+  obs.children.push_back(strings("/obs/_index", rows, 11));
+  Report report;
+  report.elements = {obs};
+  report.datasets_read = 4;
+  return report;
+}
+
+TEST(MemoryPeak, AFrameIsReadColumnByColumn) {
+  const Report report = first_column_largest(100000);
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.11");
+  const ElementCost& frame = memory.elements.at(0);
+  const ElementCost& first = frame.children.at(0);
+  const ElementCost& index = frame.children.at(3);
+  // The largest read's temporaries are what the frame leaves behind ...
+  EXPECT_EQ(frame.python_temporaries_bytes, first.python_transient_bytes);
+  // ... but while they are there, the columns after it are not yet.
+  EXPECT_LT(frame.python_transient_bytes, first.python_transient_bytes);
+  // Here the index, read last over every column, is the frame's peak, with
+  // 0.12 of the three columns' temporaries not reused.
+  std::uint64_t columns = 0;
+  std::uint64_t earlier = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    columns += frame.children.at(i).final_bytes;
+    earlier += frame.children.at(i).python_temporaries_bytes;
+  }
+  EXPECT_EQ(read_costs::kFrameTemporariesHeld, 0.12);
+  const std::uint64_t at_index =
+      columns + index.final_bytes + index.python_transient_bytes + checked_scale(earlier, 0.12);
+  EXPECT_EQ(frame.python_transient_bytes, at_index - frame.final_bytes);
+}
+
+TEST(MemoryPeak, WhatAFrameLeavesIsAShareOfItsTemporariesNotOfItsPeak) {
+  Report report = first_column_largest(100000);
+  Element embedding = numbers("/obsm/X_big", 4000000, 8);  // 32 MB read after obs
+  report.elements.push_back(embedding);
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.11");
+  const ElementCost& obs = top(memory, "/obs");
+  const MemoryEstimate::PythonPeak python = memory.python_peak();
+  EXPECT_EQ(python.element, nullptr);
+  EXPECT_EQ(python.held_from, &obs);
+  EXPECT_EQ(python.bytes, obs.python_held_bytes);
+  EXPECT_EQ(obs.python_held_bytes,
+            read_costs::held_after_strings(obs.children.at(0).python_temporaries_bytes));
+}
+
+TEST(MemoryPeak, TheConstructionStandsOverTheWholeFrame) {
+  // Many nullable columns: four copies of them (up to anndata 0.11) outweigh
+  // any column's read, and come after every read, the index's leftovers
+  // among them.
+  const Report report = obs_report(100000, 6, false);
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.11");
+  const ElementCost& frame = memory.elements.at(0);
+  const ElementCost& index = frame.children.at(7);
+  ASSERT_EQ(index.path, "/obs/_index");
+  const std::uint64_t construction = 100000u * 8 + 4 * 6 * 100000u * (8 + 1);
+  EXPECT_EQ(frame.python_temporaries_bytes, construction);
+  // Only the index read made temporaries before it.
+  EXPECT_EQ(frame.python_transient_bytes, construction + checked_scale(index.python_temporaries_bytes, 0.12));
+  // Copies of numbers are not strings: 0.6 of them stay held.
+  EXPECT_EQ(frame.python_held_bytes, read_costs::held_after(construction));
 }
 
 TEST(MemoryPeak, Anndata08ReadsRawLast) {
@@ -356,14 +428,14 @@ TEST(RuntimeArithmetic, NullableColumnsAreCopiedAsTheRuntimeDoes) {
   const std::uint64_t nullable = 6 * rows * (8 + 1);
   const MemoryEstimate estimate11 = estimate_for(report, "anndata-0.11");
   const ElementCost& v11 = estimate11.elements.at(0);
-  EXPECT_EQ(v11.python_transient_bytes, numeric + 4 * nullable);  // four copies up to 0.11
+  EXPECT_EQ(v11.python_temporaries_bytes, numeric + 4 * nullable);  // four copies up to 0.11
   const MemoryEstimate estimate12 = estimate_for(report, "anndata-0.12");
   const ElementCost& v12 = estimate12.elements.at(0);
   // A quarter of a copy from 0.12: now reading the index is the larger part.
   const ElementCost& index = v12.children.at(7);
   EXPECT_EQ(index.path, "/obs/_index");
   EXPECT_GT(index.python_transient_bytes, numeric + nullable / 4);
-  EXPECT_EQ(v12.python_transient_bytes, index.python_transient_bytes);
+  EXPECT_EQ(v12.python_temporaries_bytes, index.python_transient_bytes);
 }
 
 TEST(RuntimeArithmetic, Pandas3AddsArrowStringsAndOneConversion) {
@@ -386,9 +458,69 @@ TEST(RuntimeArithmetic, Pandas3AddsArrowStringsAndOneConversion) {
   const std::uint64_t own = rows * 8 + rows * 8 + (note * 3 + 1) / 2 + rows * 8;  // ceil(1.5 x)
   std::uint64_t reads = 0;
   for (const ElementCost& child : frame.children) reads = std::max(reads, child.python_transient_bytes);
-  EXPECT_EQ(frame.python_transient_bytes, std::max(own, reads));
+  EXPECT_EQ(frame.python_temporaries_bytes, std::max(own, reads));
+  // Read in order, the note (read first) no longer stands under the index.
+  EXPECT_LT(frame.python_transient_bytes, frame.python_temporaries_bytes);
   // The first Arrow string array sets up pyarrow's kernels: 2 MiB.
   EXPECT_EQ(pandas3.read_overhead_bytes, pandas2.read_overhead_bytes + 2 * kMiB);
+}
+
+// An obs frame of one column, /obs/barcode (`encoding`, its two parts as
+// children), and an 11-byte string index.
+Report one_column_frame(const char* encoding, std::uint64_t rows, Element first, Element second) {
+  Element column;
+  column.path = "/obs/barcode";
+  column.encoding = encoding;
+  column.shape = {rows};
+  column.children = {std::move(first), std::move(second)};
+  Element obs;
+  obs.path = "/obs";
+  obs.encoding = "dataframe";
+  obs.children = {column, strings("/obs/_index", rows, 11)};
+  obs.shape = {rows, 1};
+  Report report;
+  report.elements = {obs};
+  return report;
+}
+
+TEST(RuntimeArithmetic, Pandas3ConvertsNullableStringsToArrow) {
+  const std::uint64_t rows = 1000;
+  const Report report = one_column_frame("nullable-string-array", rows, strings("/obs/barcode/values", rows, 20),
+                                         numbers("/obs/barcode/mask", rows, 1));
+  const MemoryEstimate estimate3 = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost* arrow = bracket(estimate3.elements.at(0), "[string columns as Arrow]");
+  ASSERT_NE(arrow, nullptr);
+  const std::uint64_t values = (rows + 1) * 8 + rows * 20 + rows / 8;
+  const std::uint64_t index = (rows + 1) * 8 + rows * 11 + rows / 8;
+  EXPECT_EQ(arrow->final_bytes, values + index);
+  // No copy of the values as Python strings, as anndata 0.12 makes under pandas 2.
+  const MemoryEstimate estimate2 = estimate_for(report, "anndata-0.12");
+  const ElementCost& pandas2 = estimate2.elements.at(0);
+  EXPECT_GE(pandas2.python_temporaries_bytes, pandas2.children.at(0).children.at(0).final_bytes);
+  EXPECT_EQ(bracket(pandas2, "[string columns as Arrow]"), nullptr);
+}
+
+TEST(RuntimeArithmetic, Pandas3CategoriesLeaveTheirArrowBuildsHeldInTheFrame) {
+  // A categorical of 50 000 40-byte categories, then an index.
+  const std::uint64_t rows = 50000;
+  const Report report = one_column_frame("categorical", rows, numbers("/obs/barcode/codes", rows, 4),
+                                         strings("/obs/barcode/categories", rows, 40));
+  const MemoryEstimate estimate3 = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost& frame = estimate3.elements.at(0);
+  const ElementCost& first = frame.children.at(0);
+  const ElementCost& index = frame.children.at(1);
+  ASSERT_GT(first.arrow_temporaries_bytes, 0u);
+  ASSERT_LT(first.arrow_temporaries_bytes, first.python_temporaries_bytes);
+  // At the index's read: the categorical, a share of its object temporaries,
+  // and what pyarrow's pool holds of its Arrow build.
+  const std::uint64_t left =
+      checked_scale(first.python_temporaries_bytes - first.arrow_temporaries_bytes, read_costs::kFrameTemporariesHeld) +
+      read_costs::held_after(first.arrow_temporaries_bytes);
+  const std::uint64_t at_index = first.final_bytes + index.final_bytes + index.python_transient_bytes + left;
+  EXPECT_GE(frame.python_transient_bytes + frame.final_bytes, at_index);
+  // Under pandas 2 nothing goes through pyarrow.
+  const MemoryEstimate estimate2 = estimate_for(report, "anndata-0.12");
+  EXPECT_EQ(estimate2.elements.at(0).children.at(0).arrow_temporaries_bytes, 0u);
 }
 
 }  // namespace

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "h5ad_sizer/checked.hpp"
+
 namespace h5ad_sizer::read_costs {
 namespace {
-
-constexpr std::uint64_t kKiB = 1024;
 
 h5::StringSample lengths(std::vector<std::uint64_t> values) {
   h5::StringSample sample;
@@ -14,8 +14,16 @@ h5::StringSample lengths(std::vector<std::uint64_t> values) {
 }
 
 TEST(ReadCosts, OverheadIsStartupPlusPerDataset) {
-  EXPECT_EQ(read_overhead(0), (2750 + 1024 + 64) * kKiB);
-  EXPECT_EQ(read_overhead(100), (2750 + 1024 + 64) * kKiB + 100 * 8704);
+  // Start-up, HDF5's accumulator and sieve buffer, the run-to-run spread.
+  EXPECT_EQ(read_overhead(0), (2750 + 1024 + 64 + 1536) * kKiB);
+  EXPECT_EQ(read_overhead(100), (2750 + 1024 + 64 + 1536) * kKiB + 100 * 8704);
+}
+
+TEST(ReadCosts, StringReadsLeaveLessHeldThanOthers) {
+  // Rounded up, as every scaled byte count is.
+  EXPECT_EQ(held_after_strings(1000), checked_scale(1000, 0.4));
+  EXPECT_EQ(held_after(1000), checked_scale(1000, 0.6));
+  EXPECT_LT(held_after_strings(1u << 30), held_after(1u << 30));
 }
 
 TEST(ReadCosts, ChunkedReadsCostPerChunkPlusCaches) {

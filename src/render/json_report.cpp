@@ -24,6 +24,8 @@ ordered_json element_json(const ElementCost& cost, bool tree) {
   out["transient_bytes"] = cost.python_transient_bytes;
   out["io_transient_bytes"] = cost.io_transient_bytes;
   out["buffer_transient_bytes"] = cost.buffer_transient_bytes;
+  out["temporaries_bytes"] = cost.python_temporaries_bytes;
+  out["held_bytes"] = cost.python_held_bytes;
   if (!element.note.empty()) out["note"] = element.note;
   if (tree && !cost.children.empty()) {
     ordered_json children = ordered_json::array();

@@ -36,8 +36,16 @@ Small small_report() {
   x.sum_children();
   report.elements.push_back(x);
   const Element& stored = report.elements.back();
-  ElementCost cost{&stored, stored.path, 0, 0, 0, 0, {}};
-  for (const Element& part : stored.children) cost.children.push_back({&part, part.path, 2000, 0, 0, 0, {}});
+  ElementCost cost;
+  cost.element = &stored;
+  cost.path = stored.path;
+  for (const Element& part : stored.children) {
+    ElementCost part_cost;
+    part_cost.element = &part;
+    part_cost.path = part.path;
+    part_cost.final_bytes = 2000;
+    cost.children.push_back(part_cost);
+  }
   cost.sum_children();
   small.memory.elements.push_back(cost);
   return small;

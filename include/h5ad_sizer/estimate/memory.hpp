@@ -37,10 +37,25 @@ struct ElementCost {
   // maps and unmaps around each read. Children's transients do not add up:
   // they are read one at a time.
   std::uint64_t buffer_transient_bytes = 0;
+  // The largest Python temporaries the read makes, whatever else is there
+  // then. The same as python_transient_bytes, but for a dataframe
+  // (read_costs::kFrameTemporariesHeld): its columns are read one
+  // after another, so its largest read may stand above only part of its
+  // final bytes, and its peak above them all be smaller than this.
+  std::uint64_t python_temporaries_bytes = 0;
+  // What the allocators still hold of those temporaries once the read has
+  // returned, memory that elements of other kinds read later do not reuse
+  // (read_costs::held_after).
+  std::uint64_t python_held_bytes = 0;
+  // The part of python_temporaries_bytes that pyarrow's memory pool served
+  // (pandas 3's Arrow conversions of categories), which the object reads
+  // after it in the same frame do not reuse.
+  std::uint64_t arrow_temporaries_bytes = 0;
   std::vector<ElementCost> children;
 
-  // final_bytes to the children's sum; each transient to the largest of the
-  // children's and the element's own.
+  // final_bytes to the children's sum; each transient (and the Python
+  // temporaries and what is held of them) to the largest of the children's
+  // and the element's own.
   void sum_children(std::uint64_t own_python = 0, std::uint64_t own_io = 0, std::uint64_t own_buffer = 0);
 };
 
@@ -60,10 +75,9 @@ struct MemoryEstimate {
   // What Python temporaries add to the peak, and where. Elements are read
   // one after another (read_order()): while one is read, the elements read
   // before it are there with their final bytes, its own temporaries, and
-  // the share of the largest earlier read's temporaries the allocators
-  // hold (read_costs::kPythonTemporariesHeld); the elements read after it
-  // are not there yet. Once every element is read, that share of the
-  // largest read's temporaries is still held. `bytes` is the most this adds
+  // what the allocators hold of the earlier read that left the most
+  // (python_held_bytes); the elements read after it are not there yet.
+  // Once every element is read, that is still held. `bytes` is the most this adds
   // above all final bytes; `element` is the element being read then
   // (nullptr once every element is read), `held_from` the one whose
   // leftovers count in it (nullptr if none).

@@ -17,7 +17,8 @@ namespace h5ad_sizer::read_costs {
 // file with nothing but a 10-name obs and a 5-name var), HDF5's metadata
 // accumulator and sieve buffer at their largest (1 MiB + 64 KiB), and per
 // dataset read the open HDF5 objects, h5py wrappers and dictionary entries
-// (8.5 KiB, measured from 10 to 1000 datasets).
+// (8.5 KiB, measured from 10 to 1000 datasets); and 1.5 MiB for how much
+// the same read's peak differs between fresh processes (read_costs.cpp).
 std::uint64_t read_overhead(std::uint64_t datasets);
 
 // The share of a read's Python temporaries the allocators still hold after
@@ -26,10 +27,29 @@ std::uint64_t read_overhead(std::uint64_t datasets);
 // and which is still there when read_h5ad ends. Measured with
 // bench/accuracy/alone.py, each element read alone in a fresh process:
 // (rise of VmRSS - final - HDF5 buffers and chunk records) / Python
-// temporaries was 0.23-0.43 for string columns and indexes, 0.38-0.57 for
+// temporaries was 0.23-0.39 for string columns and indexes (300 000-600 000
+// rows, anndata 0.8, 0.11 and 0.12 with pandas 3), 0.38-0.57 for
 // categorical columns with 300 000+ categories, and -0.42 to 0.60 for whole
 // frames (0.60: 400 000 rows with two such categoricals, anndata 0.11).
+inline constexpr double kStringTemporariesHeld = 0.4;
 inline constexpr double kPythonTemporariesHeld = 0.6;
+// Within a dataframe, the share of each earlier column's temporaries that
+// a later read of the frame, or its construction, does not reuse: the
+// columns' strings, bytes objects and C strings are of the same sizes, so
+// pymalloc and glibc hand the freed blocks back out. Measured with
+// bench/accuracy/alone.py --after FIRST (the second read in the process that
+// read FIRST, FIRST kept): a string column after a string column 0.01-0.02
+// (string_heavy_obs, anndata 0.8), a categorical after a categorical -0.01,
+// the index after one categorical 0.10 (high_cardinality_categoricals,
+// anndata 0.11), the construction copies after the index 0.07
+// (nullable_columns, anndata 0.8). 0.10 left high_cardinality_categoricals,
+// whose index is read after two large categoricals, at 1.000 of its measured
+// peak under anndata 0.8: 0.12 keeps a margin (docs/accuracy.md).
+inline constexpr double kFrameTemporariesHeld = 0.12;
+// What is held after reading a string array with `temporaries` bytes of
+// Python temporaries, and after any other read.
+std::uint64_t held_after_strings(std::uint64_t temporaries);
+std::uint64_t held_after(std::uint64_t temporaries);
 
 // HDF5 1.10 reading a whole chunked dataset: a record with its own memory and
 // file selections for every chunk touched (4.1 KiB a chunk, measured from 256

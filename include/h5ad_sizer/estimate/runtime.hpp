@@ -32,8 +32,9 @@ struct RuntimeModel {
   // Copies of a nullable-string-array column's strings the read makes
   // (anndata 0.12 under pandas 2 builds a StringArray of new str objects):
   // measured on 400 000-row columns written by anndata 0.11
-  // (make_corpus.py nullable_strings): 0.945 of the peak without it, and
-  // 0.999 under pandas 3, whose StringDtype converts them to Arrow.
+  // (make_corpus.py nullable_strings): 0.945 of the peak without it. Under
+  // pandas 3 StringDtype is Arrow-backed: the values are costed as an Arrow
+  // conversion instead (estimate/memory.cpp).
   double nullable_string_copies = 0.0;
   // What the read sets up on first use, beyond the 0.8 stack (pandas 3's
   // first Arrow string array: pyarrow is imported with anndata, its compute
