@@ -117,16 +117,18 @@ inline std::string shell_quote(const std::string& word) {
 
 // Runs the built h5ad-sizer with `args`, capturing stdout, stderr and the
 // exit status. `env` words go between `env` and the binary: "NAME=value"
-// settings, or a command to run it through (setpriv ...).
+// settings, or a command to run it through (setpriv ...). Standard input is
+// `input`, else empty.
 inline CommandResult run_tool(const std::vector<std::string>& args,
-                              const std::vector<std::string>& env = {}) {
+                              const std::vector<std::string>& env = {}, const std::string& input = "") {
   ScopedTempDir dir;
+  dir.write("in", input);
   std::string command = "env -u H5AD_SIZER_BUCKETS";
   for (const auto& word : env) command += " " + shell_quote(word);
   command += " " + shell_quote(H5AD_SIZER_BINARY);
   for (const auto& word : args) command += " " + shell_quote(word);
-  command += " >" + shell_quote(dir.file("out")) + " 2>" + shell_quote(dir.file("err")) +
-             " </dev/null";
+  command += " >" + shell_quote(dir.file("out")) + " 2>" + shell_quote(dir.file("err")) + " <" +
+             shell_quote(dir.file("in"));
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -231,16 +231,29 @@ def awkward_obsm(r):
     return a, {}
 
 
+def pandas3_strings(r):
+    # What anndata 0.13 writes under pandas 3, whose string columns and index
+    # are "str": every one of them as nullable-string-array.
+    n = 400_000
+    extra = {
+        "barcode_long": [f"sample-{i % 97}-lane-{i % 8}-AAACCTGAGAAACCAT-{i}" for i in range(n)],
+        "free_text": [f"cell {i} annotated by curator {i % 13} with a long note" for i in range(n)],
+    }
+    a = ad.AnnData(csr(n, 2_000, 10, r), obs=cells(n, r, extra), var=genes(2_000, r))
+    a.strings_to_categoricals = lambda *args, **kwargs: None  # keep them strings
+    return a, {}
+
+
 # Entries written by a newer stack than Debian's, and which.
 WRITERS = {"nullable_strings": "anndata-0.11", "high_cardinality_categoricals": "anndata-0.11",
-           "awkward_obsm": "anndata-0.11"}
+           "awkward_obsm": "anndata-0.11", "pandas3_strings": "anndata-0.13"}
 
 
 CORPUS = {f.__name__: f for f in [
     dense_f32, dense_f64_with_raw, dense_f16, csr_raw_more_genes, csc_gzip, csr_int64_indices,
     layers_only_lzf, heavy_embeddings, heavy_uns, string_heavy_obs, many_categories,
     dense_uncompressed_big_var, nullable_columns, many_small_uns, nullable_strings,
-    high_cardinality_categoricals, awkward_obsm]}
+    high_cardinality_categoricals, awkward_obsm, pandas3_strings]}
 
 
 def main():

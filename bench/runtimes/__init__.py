@@ -5,7 +5,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENVS = os.path.join(HERE, "..", "out", "venvs")
-RUNTIMES = ["anndata-0.8", "anndata-0.10", "anndata-0.11", "anndata-0.12", "anndata-0.12-pandas3"]
+RUNTIMES = ["anndata-0.8", "anndata-0.10", "anndata-0.11", "anndata-0.12", "anndata-0.12-pandas3", "anndata-0.13"]
 
 
 def python_for(runtime):

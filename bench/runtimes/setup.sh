@@ -8,11 +8,16 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/../out/venvs"
 mkdir -p "$out"
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(anndata-0.10 anndata-0.11 anndata-0.12 anndata-0.12-pandas3)
+[ ${#names[@]} -gt 0 ] || names=(anndata-0.10 anndata-0.11 anndata-0.12 anndata-0.12-pandas3 anndata-0.13)
 for name in "${names[@]}"; do
   if [ ! -x "$out/$name/bin/python" ] || ! cmp -s "$here/$name.txt" "$out/$name/requirements.txt"; then
     rm -rf "$out/$name"
-    python3 -m venv "$out/$name"
+    python=python3
+    if [ "$name" = anndata-0.13 ]; then  # needs Python >= 3.12
+      "$here/build-python.sh"
+      python="$here/../out/python3.13/bin/python3.13"
+    fi
+    "$python" -m venv "$out/$name"
     "$out/$name/bin/pip" install --quiet --disable-pip-version-check -r "$here/$name.txt"
     cp "$here/$name.txt" "$out/$name/requirements.txt"
   fi

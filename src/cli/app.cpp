@@ -9,11 +9,13 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "cli/failure.hpp"
 #include "cli/handoff.hpp"
 #include "cli/isolation.hpp"
 #include "cli/lambda.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/size_command.hpp"
 #include "h5ad_sizer/anndata/reader.hpp"
 #include "h5ad_sizer/buckets/bucket_table.hpp"
@@ -159,7 +161,7 @@ std::optional<std::string> token_of_unparsed(int argc, char** argv) {
 std::string subcommand_of(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    for (const char* name : {"size", "inspect", "buckets", "lambda"}) {
+    for (const char* name : {"size", "inspect", "plan", "buckets", "lambda"}) {
       if (arg == name) return arg + " ";
     }
   }
@@ -234,6 +236,31 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember(runtime_names_list()));
   add_limit_options(*inspect_command, inspect.limits, inspect.allow_link_local);
 
+  PlanOptions plan;
+  plan.jobs = std::max(1u, std::thread::hardware_concurrency());
+  auto* plan_command = app.add_subcommand(
+      "plan", "Size many datasets: how many land in each bucket, which fit none, which fail");
+  plan_command->add_option("INPUT", plan.inputs,
+                           "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), or - for "
+                           "a manifest on standard input");
+  plan_command->add_option("--manifest", plan.manifests, "A file of paths or URLs, one a line ('#' comments)");
+  plan_command->add_option("--buckets", plan.buckets, "Bucket table (JSON); default: as for size");
+  plan_command->add_option("--profile", plan.profile, "Job profile overriding the table's: " + builtin_profile_names());
+  plan_command->add_option("--runtime", plan.runtime, runtime_help);
+  plan_command->add_option("-j,--jobs", plan.jobs, "Datasets sized at once (processes); default: the cores")
+      ->check(CLI::Range(1, 1024));
+  plan_command->add_option("--ndjson", plan.ndjson,
+                           "Also write one line per dataset to this file: its size document, or "
+                           "{\"source\", \"error\": {\"exit_status\", \"name\", \"message\"}}");
+  plan_command->add_flag("--json", plan.json, "Print the summary as JSON");
+  plan_command->add_option("--baseline-bucket", plan.baseline_bucket,
+                           "Also compare with every job on at least this bucket (1-based)");
+  plan_command->add_flag("--no-sign-request", plan.no_sign_request, no_sign_help);
+  add_limit_options(*plan_command, plan.limits, plan.allow_link_local);
+  plan_command->callback([&] {
+    if (plan.inputs.empty() && plan.manifests.empty()) throw CLI::ValidationError("INPUT", "name at least one");
+  });
+
   BucketsOptions buckets;
   auto* buckets_command =
       app.add_subcommand("buckets", "Validate and print the bucket table in effect");
@@ -264,6 +291,7 @@ int run(int argc, char** argv) {
   try {
     if (*size_command) return run_size(size, task);
     if (*inspect_command) return run_inspect(inspect);
+    if (*plan_command) return run_plan(plan);
     if (*buckets_command) return run_buckets(buckets);
     return run_lambda();
   } catch (...) {

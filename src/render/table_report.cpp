@@ -1,7 +1,6 @@
 #include "h5ad_sizer/render/table_report.hpp"
 
 #include <algorithm>
-#include <array>
 #include <sstream>
 
 #include "h5ad_sizer/render/units.hpp"
@@ -10,11 +9,9 @@
 namespace h5ad_sizer {
 namespace {
 
-constexpr std::size_t kColumns = 11;
-using Row = std::array<std::string, kColumns>;
+using Row = std::vector<std::string>;
 // Text columns align left, numbers right.
-constexpr std::array<bool, kColumns> kRightAligned = {false, false, false, false, true, true,
-                                                       true,  true,  true,  true,  true};
+const std::vector<bool> kRightAligned = {false, false, false, false, true, true, true, true, true, true, true};
 
 // A child's label is its path below the parent's: "/obs/louvain" under
 // "/obs" reads "louvain", "/obsm[X_pca]" under "/obsm" reads "[X_pca]".
@@ -43,25 +40,6 @@ void add_rows(const ElementCost& cost, const std::string& parent_path, std::size
                   cost.io_transient_bytes ? human_bytes(cost.io_transient_bytes) : "",
                   cost.buffer_transient_bytes ? human_bytes(cost.buffer_transient_bytes) : ""});
   for (const ElementCost& child : cost.children) add_rows(child, cost.path, depth + 1, peak, rows);
-}
-
-std::string format(const std::vector<Row>& rows) {
-  std::array<std::size_t, kColumns> widths{};
-  for (const Row& row : rows) {
-    for (std::size_t c = 0; c < kColumns; ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  std::ostringstream out;
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < kColumns; ++c) {
-      const std::string pad(widths[c] - row[c].size(), ' ');
-      line += kRightAligned[c] ? pad + row[c] : row[c] + pad;
-      if (c + 1 < kColumns) line += "  ";
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out << line << '\n';
-  }
-  return out.str();
 }
 
 }  // namespace
@@ -103,7 +81,7 @@ std::string render_table(const Report& report, const MemoryEstimate& memory) {
       << " obs x " << report.n_vars << " vars, " << human_bytes(report.file_bytes)
       << " on disk, " << human_bytes(loaded_total) << " at the peak of read_h5ad (" << memory.runtime.name
       << ")\n\n"
-      << format(rows);
+      << format_columns(rows, kRightAligned);
   return out.str();
 }
 

@@ -1,5 +1,6 @@
 #include "h5ad_sizer/render/units.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace h5ad_sizer {
@@ -33,6 +34,26 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
     text += std::to_string(shape[i]);
   }
   return text;
+}
+
+std::string format_columns(const std::vector<std::vector<std::string>>& rows,
+                           const std::vector<bool>& right_aligned) {
+  std::vector<std::size_t> widths(right_aligned.size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < widths.size(); ++c) widths[c] = std::max(widths[c], row.at(c).size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      line += right_aligned[c] ? pad + row[c] : row[c] + pad;
+      if (c + 1 < widths.size()) line += "  ";
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + '\n';
+  }
+  return out;
 }
 
 }  // namespace h5ad_sizer

@@ -1,0 +1,42 @@
+#include "h5ad_sizer/buckets/plan.hpp"
+
+#include <algorithm>
+
+#include "h5ad_sizer/checked.hpp"
+
+namespace h5ad_sizer {
+
+PlanSummary summarize_plan(const BucketTable& table, const std::vector<PlanOutcome>& outcomes,
+                           std::optional<std::size_t> baseline) {
+  if (baseline && *baseline >= table.buckets.size()) {
+    throw_usage("--baseline-bucket: must be between 1 and " + std::to_string(table.buckets.size()) +
+                " (the buckets in " + table.origin + ")");
+  }
+  PlanSummary summary;
+  summary.table = table;
+  summary.buckets.resize(table.buckets.size());
+  summary.baseline = baseline;
+  const std::uint64_t largest_mib = table.buckets.empty() ? 0 : table.buckets.back().memory_mib;
+  for (const PlanOutcome& outcome : outcomes) {
+    if (outcome.failure) {
+      summary.failed.push_back(&outcome);
+      continue;
+    }
+    ++summary.sized;
+    if (outcome.overflow) summary.overflow.push_back(&outcome);
+    const std::size_t index = std::min(outcome.bucket, table.buckets.size() - 1);
+    PlanBucket& bucket = summary.buckets[index];
+    ++bucket.count;
+    bucket.required_total = checked_add(bucket.required_total, outcome.required_bytes);
+    bucket.required_largest = std::max(bucket.required_largest, outcome.required_bytes);
+    const std::uint64_t own_mib = table.buckets[index].memory_mib;
+    summary.reserved_mib = checked_add(summary.reserved_mib, own_mib);
+    summary.all_largest_mib = checked_add(summary.all_largest_mib, largest_mib);
+    if (baseline) {
+      summary.baseline_mib = checked_add(summary.baseline_mib, std::max(own_mib, table.buckets[*baseline].memory_mib));
+    }
+  }
+  return summary;
+}
+
+}  // namespace h5ad_sizer

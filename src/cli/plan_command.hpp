@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/size_command.hpp"
+
+namespace h5ad_sizer::cli {
+
+// What `plan` is asked.
+struct PlanOptions {
+  // Files, URLs, directories (searched for *.h5ad), "-" for a manifest on
+  // standard input.
+  std::vector<std::string> inputs;
+  std::vector<std::string> manifests;  // files of paths or URLs, one a line
+  std::optional<std::string> buckets;
+  std::optional<std::string> profile;
+  std::optional<std::string> runtime;
+  std::size_t jobs = 1;
+  std::optional<std::string> ndjson;  // one line per dataset
+  bool json = false;                  // the summary as JSON
+  std::optional<std::size_t> baseline_bucket;  // 1-based
+  bool no_sign_request = false;
+  bool allow_link_local = false;
+  ReadLimits limits;
+};
+
+// The datasets the inputs name, in order: a directory's *.h5ad files
+// (recursively, sorted), a manifest's lines (blank lines and '#' comments
+// skipped), anything else as given. Throws Error(input_unreadable) for a
+// manifest that cannot be read, Error(usage_error) when nothing is named.
+std::vector<std::string> plan_datasets(const PlanOptions& options);
+
+// Sizes every dataset with `size` in child processes, `jobs` at a time, and
+// prints the summary. One dataset's failure is part of the plan, not the
+// command's; SIGINT stops it and prints what was done (exit 130).
+int run_plan(const PlanOptions& options);
+
+}  // namespace h5ad_sizer::cli

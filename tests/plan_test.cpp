@@ -1,0 +1,150 @@
+// `plan` end to end: a corpus of good, broken and missing files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace h5ad_sizer {
+namespace {
+
+using nlohmann::json;
+using testing::data_file;
+using testing::run_tool;
+
+// Three good files (one in a subdirectory), two broken ones, a text file
+// that is not .h5ad (not picked up), and a manifest naming a missing file.
+struct Corpus {
+  testing::ScopedTempDir dir;
+  std::string root;
+  Corpus() : root(dir.file("corpus")) {
+    std::filesystem::create_directories(root + "/sub");
+    for (const char* name : {"example.h5ad", "dense.h5ad", "bad_truncated.h5ad", "bad_not_hdf5.h5ad"}) {
+      std::filesystem::copy_file(data_file(name), root + "/" + name);
+    }
+    std::filesystem::copy_file(data_file("csc.h5ad"), root + "/sub/csc.h5ad");
+    dir.write("corpus/notes.txt", "not a dataset\n");
+  }
+};
+
+std::vector<json> lines_of(const std::string& text) {
+  std::vector<json> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line));
+  return lines;
+}
+
+TEST(CliPlan, SizesEveryDatasetAndTheSummaryAddsUp) {
+  const Corpus corpus;
+  const std::string ndjson = corpus.dir.file("plan.ndjson");
+  const auto result = run_tool({"plan", corpus.root, corpus.dir.file("missing.h5ad"), "--ndjson", ndjson, "--json",
+                                "-j", "3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  const json summary = json::parse(result.out);
+  const std::vector<json> lines = lines_of(testing::read_text(ndjson));
+  EXPECT_EQ(summary["datasets"], 6);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(summary["sized"], 3);
+  // Every line is a size document or an error; the per-bucket figures are
+  // those of the documents.
+  std::map<int, std::pair<int, std::uint64_t>> per_bucket;
+  std::map<std::string, int> errors;
+  for (const json& line : lines) {
+    if (line.contains("error")) {
+      errors[line["error"]["name"].get<std::string>()]++;
+      EXPECT_EQ(line["error"]["message"].get<std::string>().find('\n'), std::string::npos);
+      continue;
+    }
+    auto& bucket = per_bucket[line["bucket"]["index"].get<int>()];
+    bucket.first++;
+    bucket.second += line["estimate"]["required_bytes"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(errors["H5adSizer.InvalidFile"], 2);
+  EXPECT_EQ(errors["H5adSizer.Unreadable"], 1);
+  int counted = 0;
+  for (const json& bucket : summary["buckets"]) {
+    const auto& expected = per_bucket[bucket["index"].get<int>()];
+    EXPECT_EQ(bucket["datasets"], expected.first);
+    EXPECT_EQ(bucket["required_total_bytes"], expected.second);
+    counted += bucket["datasets"].get<int>();
+  }
+  EXPECT_EQ(counted, 3);
+  ASSERT_EQ(summary["failed"].size(), 3u);
+  EXPECT_EQ(summary["failed"][2]["source"], corpus.dir.file("missing.h5ad"));  // the inputs' order
+  EXPECT_EQ(summary["failed"][2]["exit_status"], 3);
+  EXPECT_GT(summary["all_on_largest_mib"].get<std::uint64_t>(), summary["reserved_mib"].get<std::uint64_t>());
+}
+
+TEST(CliPlan, OneJobAtATimeGivesTheSameSummary) {
+  const Corpus corpus;
+  const auto serial = run_tool({"plan", corpus.root, "--json", "-j", "1"});
+  const auto parallel = run_tool({"plan", corpus.root, "--json", "-j", "8"});
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  EXPECT_EQ(json::parse(serial.out), json::parse(parallel.out));
+}
+
+TEST(CliPlan, ReadsAManifestFromStandardInputOrAFile) {
+  const Corpus corpus;
+  const std::string manifest = "# datasets\n" + corpus.root + "/example.h5ad\n\n  " + corpus.root + "/dense.h5ad  \n";
+  const auto piped = run_tool({"plan", "-", "--json"}, {}, manifest);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(json::parse(piped.out)["sized"], 2);
+  const auto from_file = run_tool({"plan", "--manifest", corpus.dir.write("list.txt", manifest), "--json"});
+  EXPECT_EQ(json::parse(from_file.out), json::parse(piped.out));
+}
+
+TEST(CliPlan, TheTableNamesBucketsAndFailures) {
+  const Corpus corpus;
+  const auto result = run_tool({"plan", corpus.root, "--baseline-bucket", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("BUCKET"), std::string::npos);
+  EXPECT_NE(result.out.find("machine-1"), std::string::npos);
+  EXPECT_NE(result.out.find("3 of 5 datasets sized; 0 need more than the largest bucket; 2 failed"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("H5adSizer.InvalidFile: " + corpus.root + "/bad_truncated.h5ad: truncated"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("with every job on at least machine-2"), std::string::npos);
+}
+
+TEST(CliPlan, NothingToPlanIsAUsageError) {
+  const testing::ScopedTempDir empty;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan"}, {"plan", empty.file("")}, {"plan", "--baseline-bucket", "9", data_file("dense.h5ad")}}) {
+    const auto result = run_tool(args);
+    EXPECT_EQ(result.exit_code, 2) << args.size() << " " << result.err;
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+  const auto unreadable = run_tool({"plan", "--manifest", empty.file("none.txt")});
+  EXPECT_EQ(unreadable.exit_code, 3) << unreadable.err;
+}
+
+TEST(CliPlan, AnInterruptKeepsWhatIsDone) {
+  const testing::ScopedTempDir dir;
+  std::string manifest;
+  for (int i = 0; i < 2000; ++i) manifest += data_file("example.h5ad") + "\n";
+  dir.write("list.txt", manifest);
+  const std::string ndjson = dir.file("plan.ndjson");
+  // Started in the background, interrupted once its first lines are out.
+  const std::string command =
+      "sh -c '" + std::string(H5AD_SIZER_BINARY) + " plan --manifest " + dir.file("list.txt") + " -j 2 --json --ndjson " +
+      ndjson + " >" + dir.file("out") + " 2>" + dir.file("err") + " & pid=$!; " +
+      "while [ ! -s " + ndjson + " ]; do sleep 0.05; done; kill -INT $pid; wait $pid; echo $? >" + dir.file("rc") + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(testing::read_text(dir.file("rc")), "130\n");
+  const json summary = json::parse(testing::read_text(dir.file("out")));
+  const std::vector<json> lines = lines_of(testing::read_text(ndjson));
+  EXPECT_GT(lines.size(), 0u);
+  EXPECT_LT(lines.size(), 2000u);
+  EXPECT_EQ(summary["sized"], lines.size());
+  EXPECT_NE(testing::read_text(dir.file("err")).find("plan interrupted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace h5ad_sizer
