@@ -199,9 +199,9 @@ TEST(CliSize, TheRuntimeComesFromTheFlagTheTableOrTheDefault) {
   EXPECT_EQ(flag_wins["runtime"], "anndata-0.12");
   EXPECT_EQ(flag_wins["profile_detail"]["overhead_mib"], 152);
 
-  const auto other = run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.13"});
+  const auto other = run_tool({"size", data_file("dense.h5ad"), "--runtime", "anndata-0.14"});
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("unknown runtime \"anndata-0.13\""), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("unknown runtime \"anndata-0.14\""), std::string::npos) << other.err;
   const std::string bad_table = dir.write("bad.json", R"({"runtime": "anndata-9", "profile": "load", "buckets": [
     {"name": "m", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/m:1", "vcpus": 1,
      "memory_mib": 4096}]})");

@@ -36,22 +36,26 @@ std::uint64_t records_buffer_transient(const h5::DatasetInfo& info) {
 // pandas.DataFrame(dict) copies plain numpy columns into consolidated 2-D
 // blocks (object columns as a block of pointers) while the columns as read
 // are still alive; categoricals are kept as they are; nullable integer and
-// boolean arrays are copied as often as the runtime does.
+// boolean arrays, and the strings of nullable-string-array columns and
+// indexes, are copied as often as the runtime does.
 std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::uint64_t n_columns,
                                 std::uint64_t rows, const RuntimeModel& runtime) {
   std::uint64_t copy = 0;
-  for (std::size_t i = 0; i < n_columns && i < children.size(); ++i) {
+  // The columns, then the index (children[n_columns]): only its strings
+  // matter here.
+  for (std::size_t i = 0; i <= n_columns && i < children.size(); ++i) {
     const Element* column = children[i].element;
     if (column == nullptr) continue;
-    if (column->encoding == "array") copy = checked_add(copy, children[i].final_bytes);
+    const bool index = i == n_columns;
+    if (column->encoding == "array" && !index) copy = checked_add(copy, children[i].final_bytes);
     double copies = 0;
-    if (column->encoding == "nullable-integer" || column->encoding == "nullable-boolean") {
+    if ((column->encoding == "nullable-integer" || column->encoding == "nullable-boolean") && !index) {
       copies = runtime.nullable_copies;
     } else if (column->encoding == "nullable-string-array") {
-      copies = runtime.nullable_string_copies;
+      copies = index ? runtime.nullable_string_index_copies : runtime.nullable_string_copies;
     }
     copy = checked_add(copy, checked_scale(children[i].final_bytes, copies));
-    if (column->encoding == "string-array") copy = checked_add(copy, checked_mul(rows, python::kPointer));
+    if (column->encoding == "string-array" && !index) copy = checked_add(copy, checked_mul(rows, python::kPointer));
   }
   return copy;
 }

@@ -523,5 +523,33 @@ TEST(RuntimeArithmetic, Pandas3CategoriesLeaveTheirArrowBuildsHeldInTheFrame) {
   EXPECT_EQ(estimate2.elements.at(0).children.at(0).arrow_temporaries_bytes, 0u);
 }
 
+TEST(RuntimeArithmetic, ANullableStringIndexIsCopiedFrom012On) {
+  // An index stored as nullable-string-array and one numeric column.
+  const std::uint64_t rows = 100000;
+  Element index;
+  index.path = "/obs/_index";
+  index.encoding = "nullable-string-array";
+  index.shape = {rows};
+  index.children = {strings("/obs/_index/values", rows, 20), numbers("/obs/_index/mask", rows, 1)};
+  Element obs;
+  obs.path = "/obs";
+  obs.encoding = "dataframe";
+  obs.children = {numbers("/obs/n_genes", rows, 8), index};
+  obs.shape = {rows, 1};
+  Report report;
+  report.elements = {obs};
+  const std::uint64_t values = estimate_for(report, "anndata-0.11").elements.at(0).children.at(1).children.at(0).final_bytes;
+  for (const char* runtime : {"anndata-0.11", "anndata-0.12", "anndata-0.12-pandas3", "anndata-0.13"}) {
+    const MemoryEstimate estimate = estimate_for(report, runtime);
+    const double copies = estimate.runtime.nullable_string_index_copies;
+    EXPECT_EQ(copies, std::string(runtime) == "anndata-0.11" ? 0.0 : 1.0) << runtime;
+    // The construction: the numeric column's block and the index's copies
+    // (and under pandas 3 the Arrow build of the index).
+    EXPECT_GE(estimate.elements.at(0).python_temporaries_bytes, rows * 8 + checked_scale(values, copies)) << runtime;
+  }
+  EXPECT_EQ(estimate_for(report, "anndata-0.11").elements.at(0).python_temporaries_bytes,
+            std::max<std::uint64_t>(rows * 8, estimate_for(report, "anndata-0.11").elements.at(0).children.at(1).python_temporaries_bytes));
+}
+
 }  // namespace
 }  // namespace h5ad_sizer

@@ -56,7 +56,7 @@ TEST(Profile, BuiltinsHoldTheRuntimesInterpreter) {
   // Measured baselines rounded up to 8 MiB, plus 8 (bench/runtimes/baselines.py).
   const std::pair<const char*, std::uint64_t> interpreters[] = {
       {"anndata-0.8", 96}, {"anndata-0.10", 104}, {"anndata-0.11", 160}, {"anndata-0.12", 152},
-      {"anndata-0.12-pandas3", 152}};
+      {"anndata-0.12-pandas3", 152}, {"anndata-0.13", 184}};
   for (const auto& [name, mib] : interpreters) {
     const auto runtime = find_runtime(name);
     ASSERT_TRUE(runtime.has_value()) << name;
@@ -64,8 +64,9 @@ TEST(Profile, BuiltinsHoldTheRuntimesInterpreter) {
     EXPECT_EQ(find_builtin_profile("process", *runtime)->overhead_bytes, mib * kMiB) << name;
     EXPECT_EQ(find_builtin_profile("migrate", *runtime)->overhead_bytes, (mib + 12) * kMiB) << name;
   }
-  EXPECT_FALSE(find_runtime("anndata-0.13").has_value());
-  EXPECT_EQ(runtime_names(), "anndata-0.8, anndata-0.10, anndata-0.11, anndata-0.12, anndata-0.12-pandas3");
+  EXPECT_FALSE(find_runtime("anndata-0.14").has_value());
+  EXPECT_EQ(runtime_names(),
+            "anndata-0.8, anndata-0.10, anndata-0.11, anndata-0.12, anndata-0.12-pandas3, anndata-0.13");
 }
 
 }  // namespace

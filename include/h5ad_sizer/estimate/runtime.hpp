@@ -36,6 +36,14 @@ struct RuntimeModel {
   // pandas 3 StringDtype is Arrow-backed: the values are costed as an Arrow
   // conversion instead (estimate/memory.cpp).
   double nullable_string_copies = 0.0;
+  // The same for an index stored as nullable-string-array (anndata 0.13
+  // under pandas 3 writes every index so): anndata 0.12 copies it like a
+  // column; under pandas 3 it takes one copy of its strings as Python
+  // objects too, although its columns take none. Measured end to end on
+  // make_corpus.py pandas3_strings (400 000 rows, two such columns and such
+  // an index): 0.975 of the peak without it under 0.12, 1.093 with; 0.945
+  // under 0.12.6 with pandas 3, 1.058 with. anndata 0.11 needs none (1.051).
+  double nullable_string_index_copies = 0.0;
   // What the read sets up on first use, beyond the 0.8 stack (pandas 3's
   // first Arrow string array: pyarrow is imported with anndata, its compute
   // kernels are not).
