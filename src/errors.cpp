@@ -10,6 +10,7 @@ const char* error_name(ExitStatus status) {
     case ExitStatus::invalid_h5ad: return "H5adSizer.InvalidFile";
     case ExitStatus::overflow: return "H5adSizer.Overflow";
     case ExitStatus::not_delivered: return "H5adSizer.NotDelivered";
+    case ExitStatus::differences: return "H5adSizer.Differences";
     case ExitStatus::internal_error: break;
   }
   return "H5adSizer.Internal";

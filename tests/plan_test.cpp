@@ -127,15 +127,21 @@ TEST(CliPlan, NothingToPlanIsAUsageError) {
 
 TEST(CliPlan, AnInterruptKeepsWhatIsDone) {
   const testing::ScopedTempDir dir;
-  std::string manifest;
-  for (int i = 0; i < 2000; ++i) manifest += data_file("example.h5ad") + "\n";
+  std::string manifest;  // 2000 names (a manifest's repeats are sized once)
+  for (int i = 0; i < 2000; ++i) {
+    const std::string link = dir.file("d" + std::to_string(i) + ".h5ad");
+    std::filesystem::create_symlink(data_file("example.h5ad"), link);
+    manifest += link + "\n";
+  }
   dir.write("list.txt", manifest);
   const std::string ndjson = dir.file("plan.ndjson");
-  // Started in the background, interrupted once its first lines are out.
+  // Started in the background, interrupted once its first lines are out
+  // (or after 10 s, when the test fails anyway).
   const std::string command =
       "sh -c '" + std::string(H5AD_SIZER_BINARY) + " plan --manifest " + dir.file("list.txt") + " -j 2 --json --ndjson " +
       ndjson + " >" + dir.file("out") + " 2>" + dir.file("err") + " & pid=$!; " +
-      "while [ ! -s " + ndjson + " ]; do sleep 0.05; done; kill -INT $pid; wait $pid; echo $? >" + dir.file("rc") + "'";
+      "i=0; while [ ! -s " + ndjson + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+      "kill -INT $pid; wait $pid; echo $? >" + dir.file("rc") + "'";
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_EQ(testing::read_text(dir.file("rc")), "130\n");
   const json summary = json::parse(testing::read_text(dir.file("out")));
@@ -143,7 +149,83 @@ TEST(CliPlan, AnInterruptKeepsWhatIsDone) {
   EXPECT_GT(lines.size(), 0u);
   EXPECT_LT(lines.size(), 2000u);
   EXPECT_EQ(summary["sized"], lines.size());
-  EXPECT_NE(testing::read_text(dir.file("err")).find("plan interrupted"), std::string::npos);
+  EXPECT_NE(testing::read_text(dir.file("err")).find("interrupted: "), std::string::npos);
+}
+
+TEST(CliCheck, PassesOnWhatPlanWroteAndFailsOnAMovedBucket) {
+  const Corpus corpus;
+  const std::string expect = corpus.dir.file("sizes.json");
+  ASSERT_EQ(run_tool({"plan", corpus.root, "--write-expect", expect}).exit_code, 0);
+  const auto pass = run_tool({"check", "--expect", expect, corpus.root});
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find("check: 5 datasets, all match " + expect), std::string::npos) << pass.out;
+
+  // A table whose first bucket is smaller than example.h5ad's needs moves it.
+  const std::string table = corpus.dir.write("small.json", R"({"profile": "load", "buckets": [
+    {"name": "tiny", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/tiny:1", "vcpus": 1, "memory_mib": 1},
+    {"name": "machine-1", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/m1:1", "vcpus": 2, "memory_mib": 7953}]})");
+  json doc = json::parse(testing::read_text(expect));
+  for (auto& [source, entry] : doc["datasets"].items()) {
+    if (entry.contains("bucket")) entry["bucket"] = "tiny";
+  }
+  corpus.dir.write("tiny.json", doc.dump());
+  const auto moved = run_tool({"check", "--expect", corpus.dir.file("tiny.json"), "--buckets", table, corpus.root});
+  EXPECT_EQ(moved.exit_code, 7) << moved.err;
+  EXPECT_NE(moved.out.find(corpus.root + "/example.h5ad: bucket tiny -> machine-1 (required "), std::string::npos)
+      << moved.out;
+  EXPECT_NE(moved.out.find("3 differ from"), std::string::npos) << moved.out;
+}
+
+TEST(CliCheck, AMissingDatasetAndANewOneDiffer) {
+  const Corpus corpus;
+  const std::string expect = corpus.dir.file("sizes.json");
+  ASSERT_EQ(run_tool({"plan", corpus.root, "--write-expect", expect}).exit_code, 0);
+  std::filesystem::remove(corpus.root + "/dense.h5ad");
+  std::filesystem::copy_file(data_file("strings.h5ad"), corpus.root + "/strings.h5ad");
+  const auto result = run_tool({"check", "--expect", expect, corpus.root});
+  EXPECT_EQ(result.exit_code, 7);
+  EXPECT_NE(result.out.find(corpus.root + "/dense.h5ad: in " + expect), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("but not among the inputs"), std::string::npos);
+  EXPECT_NE(result.out.find(corpus.root + "/strings.h5ad: not in " + expect + " (bucket machine-1"), std::string::npos)
+      << result.out;
+}
+
+TEST(CliCheck, ToleranceAndJunit) {
+  const Corpus corpus;
+  const std::string expect = corpus.dir.file("sizes.json");
+  ASSERT_EQ(run_tool({"plan", corpus.root, "--write-expect", expect}).exit_code, 0);
+  json doc = json::parse(testing::read_text(expect));
+  const std::string example = corpus.root + "/example.h5ad";
+  doc["datasets"][example]["required_bytes"] = doc["datasets"][example]["required_bytes"].get<std::uint64_t>() / 2;
+  corpus.dir.write("halved.json", doc.dump());
+  // Same bucket: passes without a tolerance, fails with one.
+  EXPECT_EQ(run_tool({"check", "--expect", corpus.dir.file("halved.json"), corpus.root}).exit_code, 0);
+  const auto strict = run_tool({"check", "--expect", corpus.dir.file("halved.json"), "--tolerance", "10", corpus.root});
+  EXPECT_EQ(strict.exit_code, 7);
+  EXPECT_NE(strict.out.find(example + ": required "), std::string::npos) << strict.out;
+  EXPECT_NE(strict.out.find("(+100.0%)"), std::string::npos) << strict.out;
+  const auto junit = run_tool({"check", "--expect", corpus.dir.file("halved.json"), "--tolerance", "10", "--junit",
+                               corpus.root});
+  EXPECT_EQ(junit.exit_code, 7);
+  // Well-formed XML (Debian's python3 parses it), one test case per dataset, one failure.
+  const std::string xml = corpus.dir.write("report.xml", junit.out);
+  const std::string parse =
+      "/usr/bin/python3 -c \"import sys, xml.etree.ElementTree as T; s = T.parse(sys.argv[1]).getroot()[0]; "
+      "print(s.get('tests'), s.get('failures'), len(s.findall('testcase')), len(s.findall('testcase/failure')))\" " +
+      xml + " >" + corpus.dir.file("parsed") + " 2>&1";
+  ASSERT_EQ(std::system(parse.c_str()), 0) << testing::read_text(corpus.dir.file("parsed"));
+  EXPECT_EQ(testing::read_text(corpus.dir.file("parsed")), "5 1 5 1\n");
+}
+
+TEST(CliCheck, AnUnreadableOrMalformedExpectationIsNamed) {
+  const Corpus corpus;
+  const auto missing = run_tool({"check", "--expect", corpus.dir.file("none.json"), corpus.root});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("none.json"), std::string::npos);
+  const auto malformed = run_tool({"check", "--expect", corpus.dir.write("bad.json", "{\"datasets\": []}"), corpus.root});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("bad.json"), std::string::npos) << malformed.err;
+  EXPECT_EQ(malformed.out, "");
 }
 
 }  // namespace

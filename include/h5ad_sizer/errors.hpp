@@ -17,6 +17,7 @@ enum class ExitStatus : int {
   invalid_h5ad = 4,     // not HDF5, not AnnData, truncated or inconsistent
   overflow = 5,         // the estimate exceeds the largest bucket under --strict
   not_delivered = 6,    // the result could not be handed to Step Functions or the Lambda Runtime API
+  differences = 7,      // `check`: datasets moved bucket, changed beyond the tolerance, appeared or went
 };
 
 // The error name a state machine's Retry and Catch match, one per exit

@@ -104,6 +104,29 @@ void add_limit_options(CLI::App& command, ReadLimits& limits, bool& allow_link_l
       ->check(CLI::NonNegativeNumber);
 }
 
+// What plan and check read and how: the datasets, the table, the runtime,
+// the processes and their limits.
+void add_corpus_options(CLI::App& command, PlanOptions& options, const std::string& runtime_help,
+                        const std::string& no_sign_help) {
+  options.jobs = std::max(1u, std::thread::hardware_concurrency());
+  command.add_option("INPUT", options.inputs,
+                     "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), or - for a "
+                     "manifest on standard input");
+  command.add_option("--manifest", options.manifests, "A file of paths or URLs, one a line ('#' comments)");
+  command.add_option("--buckets", options.buckets, "Bucket table (JSON); default: as for size");
+  command.add_option("--profile", options.profile, "Job profile overriding the table's: " + builtin_profile_names());
+  command.add_option("--runtime", options.runtime, runtime_help);
+  command.add_option("-j,--jobs", options.jobs, "Datasets sized at once (processes); default: the cores")
+      ->check(CLI::Range(1, 1024));
+  command.add_flag("--no-sign-request", options.no_sign_request, no_sign_help);
+  add_limit_options(command, options.limits, options.allow_link_local);
+  command.callback([&options] {
+    if (options.inputs.empty() && options.manifests.empty()) {
+      throw CLI::ValidationError("INPUT", "name at least one dataset, directory or manifest");
+    }
+  });
+}
+
 // The table `size` would use with the same flags and environment: its
 // origin, and the profile in effect for the runtime.
 int run_buckets(const BucketsOptions& options) {
@@ -161,7 +184,7 @@ std::optional<std::string> token_of_unparsed(int argc, char** argv) {
 std::string subcommand_of(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    for (const char* name : {"size", "inspect", "plan", "buckets", "lambda"}) {
+    for (const char* name : {"size", "inspect", "plan", "check", "buckets", "lambda"}) {
       if (arg == name) return arg + " ";
     }
   }
@@ -198,7 +221,7 @@ int run(int argc, char** argv) {
   auto* size_command = app.add_subcommand(
       "size", "Estimate memory and print the job definition as JSON (for Step Functions)");
   const char* path_help = "The .h5ad file: a path, s3://BUCKET/KEY, or an http(s):// URL";
-  const char* no_sign_help = "Read s3:// objects anonymously (public buckets)";
+  const std::string no_sign_help = "Read s3:// objects anonymously (public buckets)";
   size_command->add_option("PATH", size.path, std::string(path_help) + "; default: $DATASET_URI")
       ->envname("DATASET_URI")
       ->required();
@@ -237,29 +260,26 @@ int run(int argc, char** argv) {
   add_limit_options(*inspect_command, inspect.limits, inspect.allow_link_local);
 
   PlanOptions plan;
-  plan.jobs = std::max(1u, std::thread::hardware_concurrency());
   auto* plan_command = app.add_subcommand(
       "plan", "Size many datasets: how many land in each bucket, which fit none, which fail");
-  plan_command->add_option("INPUT", plan.inputs,
-                           "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), or - for "
-                           "a manifest on standard input");
-  plan_command->add_option("--manifest", plan.manifests, "A file of paths or URLs, one a line ('#' comments)");
-  plan_command->add_option("--buckets", plan.buckets, "Bucket table (JSON); default: as for size");
-  plan_command->add_option("--profile", plan.profile, "Job profile overriding the table's: " + builtin_profile_names());
-  plan_command->add_option("--runtime", plan.runtime, runtime_help);
-  plan_command->add_option("-j,--jobs", plan.jobs, "Datasets sized at once (processes); default: the cores")
-      ->check(CLI::Range(1, 1024));
+  add_corpus_options(*plan_command, plan, runtime_help, no_sign_help);
   plan_command->add_option("--ndjson", plan.ndjson,
                            "Also write one line per dataset to this file: its size document, or "
                            "{\"source\", \"error\": {\"exit_status\", \"name\", \"message\"}}");
   plan_command->add_flag("--json", plan.json, "Print the summary as JSON");
   plan_command->add_option("--baseline-bucket", plan.baseline_bucket,
                            "Also compare with every job on at least this bucket (1-based)");
-  plan_command->add_flag("--no-sign-request", plan.no_sign_request, no_sign_help);
-  add_limit_options(*plan_command, plan.limits, plan.allow_link_local);
-  plan_command->callback([&] {
-    if (plan.inputs.empty() && plan.manifests.empty()) throw CLI::ValidationError("INPUT", "name at least one");
-  });
+  plan_command->add_option("--write-expect", plan.write_expect,
+                           "Write each dataset's bucket and required memory to this file, for check --expect");
+
+  CheckOptions check;
+  auto* check_command = app.add_subcommand(
+      "check", "Compare datasets' buckets with an expectation file (for CI): exit 7 when any differs");
+  add_corpus_options(*check_command, check.corpus, runtime_help, no_sign_help);
+  check_command->add_option("--expect", check.expect, "The file plan --write-expect wrote")->required();
+  check_command->add_option("--tolerance", check.tolerance,
+                            "Also fail a dataset whose required memory moved by more than this many percent");
+  check_command->add_flag("--junit", check.junit, "Print a JUnit XML report instead of lines");
 
   BucketsOptions buckets;
   auto* buckets_command =
@@ -292,6 +312,7 @@ int run(int argc, char** argv) {
     if (*size_command) return run_size(size, task);
     if (*inspect_command) return run_inspect(inspect);
     if (*plan_command) return run_plan(plan);
+    if (*check_command) return run_check(check);
     if (*buckets_command) return run_buckets(buckets);
     return run_lambda();
   } catch (...) {

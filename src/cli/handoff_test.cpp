@@ -55,6 +55,7 @@ TEST(ErrorNames, OnePerExitStatus) {
   EXPECT_STREQ(error_name(ExitStatus::invalid_h5ad), "H5adSizer.InvalidFile");
   EXPECT_STREQ(error_name(ExitStatus::overflow), "H5adSizer.Overflow");
   EXPECT_STREQ(error_name(ExitStatus::internal_error), "H5adSizer.Internal");
+  EXPECT_STREQ(error_name(ExitStatus::differences), "H5adSizer.Differences");
 }
 
 }  // namespace

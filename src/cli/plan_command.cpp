@@ -13,12 +13,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/buckets/plan.hpp"
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/render/check_report.hpp"
 #include "h5ad_sizer/render/plan_report.hpp"
+#include "h5ad_sizer/buckets/expectation.hpp"
 #include "h5ad_sizer/source.hpp"
 #include "h5ad_sizer/text.hpp"
 
@@ -192,31 +196,30 @@ std::vector<std::string> plan_datasets(const PlanOptions& options) {
     }
   }
   if (datasets.empty()) throw_usage("plan: the inputs name no dataset (no .h5ad file, empty manifest)");
-  return datasets;
+  // Each once, where it first appears.
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (std::string& dataset : datasets) {
+    if (seen.insert(dataset).second) unique.push_back(std::move(dataset));
+  }
+  return unique;
 }
 
-int run_plan(const PlanOptions& options) {
-  // The table first: a configuration error ends the plan before it starts.
-  const BucketTable table = load_bucket_table(options.buckets);
-  std::optional<std::size_t> baseline;
-  if (options.baseline_bucket) {
-    if (*options.baseline_bucket < 1) throw_usage("--baseline-bucket: buckets are numbered from 1");
-    baseline = *options.baseline_bucket - 1;
-  }
-  summarize_plan(table, {}, baseline);  // checks the baseline against the table
-  const std::vector<std::string> datasets = plan_datasets(options);
-  std::ofstream ndjson;
-  if (options.ndjson) {
-    ndjson.open(*options.ndjson, std::ios::trunc);
-    if (!ndjson) throw_unreadable(*options.ndjson + ": cannot write: " + std::strerror(errno));
-  }
+namespace {
 
+// The datasets sized, in the inputs' order (those under way when SIGINT
+// came are left out), each line written to `ndjson` as it finishes.
+struct SizedCorpus {
+  std::vector<PlanOutcome> outcomes;
+  bool interrupted = false;
+};
+
+SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOptions& options, std::ostream* ndjson) {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   ::sigaction(SIGINT, &action, nullptr);
   const std::string self = self_path();
-  std::vector<std::optional<PlanOutcome>> done(datasets.size());  // in the inputs' order
-  std::size_t finished = 0;
+  std::vector<std::optional<PlanOutcome>> done(datasets.size());
   std::vector<Running> running;
   std::size_t next = 0;
   const std::size_t jobs = std::max<std::size_t>(1, options.jobs);
@@ -240,12 +243,11 @@ int run_plan(const PlanOptions& options) {
       }
       std::string line;
       done[running[i].index] = outcome_of(datasets[running[i].index], status, running[i], line);
-      ++finished;
-      if (ndjson.is_open()) ndjson << line << '\n' << std::flush;  // whole lines, as they finish
+      if (ndjson) *ndjson << line << '\n' << std::flush;  // whole lines, as they finish
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
-  for (Running& child : running) {  // interrupted: what is under way is not part of the plan
+  for (Running& child : running) {  // interrupted: what is under way is not part of it
     ::kill(-child.pid, SIGKILL);
     for (int fd : {child.out, child.err}) {
       if (fd >= 0) ::close(fd);
@@ -253,22 +255,71 @@ int run_plan(const PlanOptions& options) {
     int status = 0;
     ::waitpid(child.pid, &status, 0);
   }
-  std::vector<PlanOutcome> outcomes;
+  SizedCorpus corpus;
+  corpus.interrupted = g_interrupted != 0;
   for (auto& outcome : done) {
-    if (outcome) outcomes.push_back(std::move(*outcome));
+    if (outcome) corpus.outcomes.push_back(std::move(*outcome));
   }
-  const PlanSummary summary = summarize_plan(table, outcomes, baseline);
+  if (corpus.interrupted) {
+    std::cerr << "h5ad-sizer: interrupted: " << corpus.outcomes.size() << " of " << datasets.size()
+              << " datasets done\n";
+  }
+  return corpus;
+}
+
+std::ofstream open_for_writing(const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw_unreadable(path + ": cannot write: " + std::strerror(errno));
+  return out;
+}
+
+}  // namespace
+
+int run_plan(const PlanOptions& options) {
+  // The table first: a configuration error ends the plan before it starts.
+  const BucketTable table = load_bucket_table(options.buckets);
+  std::optional<std::size_t> baseline;
+  if (options.baseline_bucket) {
+    if (*options.baseline_bucket < 1) throw_usage("--baseline-bucket: buckets are numbered from 1");
+    baseline = *options.baseline_bucket - 1;
+  }
+  summarize_plan(table, {}, baseline);  // checks the baseline against the table
+  const std::vector<std::string> datasets = plan_datasets(options);
+  std::ofstream ndjson;
+  if (options.ndjson) ndjson = open_for_writing(*options.ndjson);
+  const SizedCorpus corpus = size_corpus(datasets, options, options.ndjson ? &ndjson : nullptr);
+  const PlanSummary summary = summarize_plan(table, corpus.outcomes, baseline);
   if (options.json) {
     std::cout << plan_json(summary).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   } else {
     std::cout << render_plan_table(summary);
   }
-  if (g_interrupted) {
-    std::cerr << "h5ad-sizer: plan interrupted: " << finished << " of " << datasets.size()
-              << " datasets done\n";
-    return kInterrupted;
-  }
+  if (corpus.interrupted) return kInterrupted;
+  // Only a whole plan makes an expectation.
+  if (options.write_expect) open_for_writing(*options.write_expect) << expectation_text(table, corpus.outcomes);
   return 0;
+}
+
+int run_check(const CheckOptions& options) {
+  if (options.tolerance && !(*options.tolerance >= 0 && *options.tolerance <= 1000)) {
+    throw_usage("--tolerance: a percentage between 0 and 1000");
+  }
+  std::ifstream in(options.expect);
+  if (!in) throw_unreadable(options.expect + ": cannot read the expectation: " + std::strerror(errno));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Expectation expectation = parse_expectation(text, options.expect);
+  const BucketTable table = load_bucket_table(options.corpus.buckets);
+  const std::vector<std::string> datasets = plan_datasets(options.corpus);
+  const SizedCorpus corpus = size_corpus(datasets, options.corpus, nullptr);
+  if (corpus.interrupted) return kInterrupted;
+  std::optional<double> tolerance;
+  if (options.tolerance) tolerance = *options.tolerance / 100;
+  const std::vector<CheckResult> results = compare_expectation(expectation, table, corpus.outcomes, tolerance);
+  std::cout << (options.junit ? render_check_junit(results, options.expect)
+                              : render_check_lines(results, options.expect));
+  const bool differ = std::any_of(results.begin(), results.end(),
+                                  [](const CheckResult& r) { return r.kind != CheckResult::Kind::same; });
+  return differ ? static_cast<int>(ExitStatus::differences) : 0;
 }
 
 }  // namespace h5ad_sizer::cli

@@ -22,6 +22,7 @@ struct PlanOptions {
   std::optional<std::string> ndjson;  // one line per dataset
   bool json = false;                  // the summary as JSON
   std::optional<std::size_t> baseline_bucket;  // 1-based
+  std::optional<std::string> write_expect;     // the expectation file for `check`
   bool no_sign_request = false;
   bool allow_link_local = false;
   ReadLimits limits;
@@ -37,5 +38,17 @@ std::vector<std::string> plan_datasets(const PlanOptions& options);
 // prints the summary. One dataset's failure is part of the plan, not the
 // command's; SIGINT stops it and prints what was done (exit 130).
 int run_plan(const PlanOptions& options);
+
+// What `check` is asked: the datasets as for `plan`, and what to compare.
+struct CheckOptions {
+  PlanOptions corpus;
+  std::string expect;                // the file `plan --write-expect` wrote
+  std::optional<double> tolerance;   // percent of required memory
+  bool junit = false;                // a JUnit XML report instead of lines
+};
+
+// Sizes the datasets as `plan` does and compares them with the expectation:
+// exit 0 when all match, differences (7) when any differs.
+int run_check(const CheckOptions& options);
 
 }  // namespace h5ad_sizer::cli
