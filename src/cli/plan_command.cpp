@@ -1,4 +1,5 @@
 #include "cli/plan_command.hpp"
+#include "cli/progress_line.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -222,7 +224,10 @@ SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOpti
   std::vector<std::optional<PlanOutcome>> done(datasets.size());
   std::vector<Running> running;
   std::size_t next = 0;
+  std::size_t finished = 0;
+  std::size_t failed = 0;
   const std::size_t jobs = std::max<std::size_t>(1, options.jobs);
+  auto progress = std::make_unique<ProgressLine>(datasets.size(), ::isatty(STDERR_FILENO) == 1);
   while (!g_interrupted && (next < datasets.size() || !running.empty())) {
     while (!g_interrupted && next < datasets.size() && running.size() < jobs) {
       running.push_back(start(size_command(self, options, datasets[next]), next));
@@ -242,8 +247,10 @@ SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOpti
       while (::waitpid(running[i].pid, &status, 0) < 0 && errno == EINTR) {
       }
       std::string line;
-      done[running[i].index] = outcome_of(datasets[running[i].index], status, running[i], line);
+      const PlanOutcome& outcome = *(done[running[i].index] = outcome_of(datasets[running[i].index], status, running[i], line));
       if (ndjson) *ndjson << line << '\n' << std::flush;  // whole lines, as they finish
+      failed += outcome.failure.has_value();
+      progress->update(++finished, failed);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
@@ -255,6 +262,7 @@ SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOpti
     int status = 0;
     ::waitpid(child.pid, &status, 0);
   }
+  progress.reset();  // its line cleared before anything else is written
   SizedCorpus corpus;
   corpus.interrupted = g_interrupted != 0;
   for (auto& outcome : done) {
