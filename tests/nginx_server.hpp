@@ -5,7 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -16,20 +18,30 @@
 
 namespace h5ad_sizer::testing {
 
-// A free TCP port on 127.0.0.1 (the kernel's choice; closed again at once).
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    ::close(fd);
-    throw std::runtime_error("no free port");
+// N distinct free TCP ports on 127.0.0.1, the kernel's choice. Every socket
+// stays bound until all N are picked: closed one at a time, the kernel may hand
+// out the same port twice (it did in CI: nginx refused a "duplicate listen").
+template <std::size_t N>
+std::array<int, N> free_ports() {
+  std::array<int, N> fds{};
+  std::array<int, N> ports{};
+  fds.fill(-1);
+  bool ok = true;
+  for (std::size_t i = 0; i < N && ok; ++i) {
+    fds[i] = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    ok = fds[i] >= 0 && ::bind(fds[i], reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+         ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&address), &length) == 0;
+    ports[i] = ntohs(address.sin_port);
   }
-  ::close(fd);
-  return ntohs(address.sin_port);
+  for (const int fd : fds) {
+    if (fd >= 0) ::close(fd);
+  }
+  if (!ok) throw std::runtime_error("no free port");
+  return ports;
 }
 
 inline bool accepts_connections(int port) {
@@ -61,8 +73,9 @@ class NginxServer {
  public:
   explicit NginxServer(const std::string& root) {
     const std::string prefix = m_dir.file("");
-    m_http_port = free_port();
-    m_https_port = free_port();
+    const auto ports = free_ports<2>();
+    m_http_port = ports[0];
+    m_https_port = ports[1];
     const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
                                   "-addext subjectAltName=IP:127.0.0.1 -keyout " +
                                   m_dir.file("key.pem") + " -out " + m_dir.file("cert.pem") +

@@ -18,10 +18,21 @@ SIZER = Path(os.environ.get("H5AD_SIZER_BINARY", ROOT / "build" / "h5ad-sizer"))
 TOOLS = Path(__file__).resolve().parent
 
 
+def free_ports(count):
+    """`count` distinct free loopback ports. All stay bound until every one is
+    picked: closed one at a time, the kernel may give the same port twice."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def wait_for_port(port, process, name, seconds=30):

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from conftest import DATA, SIZER, TOOLS, free_port, require_tool, run_sizer, stop, wait_for_port
+from conftest import DATA, SIZER, TOOLS, free_ports, require_tool, run_sizer, stop, wait_for_port
 
 FUNCTION_TIMEOUT_SECONDS = 3
 
@@ -22,13 +22,13 @@ class Emulator:
 
     def __init__(self, **env):
         rie = require_tool(TOOLS / ".bin" / "aws-lambda-rie", "aws-lambda-rie (Go module)")
-        port = free_port()
+        port, api_port = free_ports(2)
         self.log = tempfile.TemporaryFile()
         clean = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "H5AD_SIZER_"))}
         clean["AWS_LAMBDA_FUNCTION_TIMEOUT"] = str(FUNCTION_TIMEOUT_SECONDS)
         self.process = subprocess.Popen(
             [rie, "--runtime-interface-emulator-address", f"127.0.0.1:{port}",
-             "--runtime-api-address", f"127.0.0.1:{free_port()}", str(SIZER), "lambda"],
+             "--runtime-api-address", f"127.0.0.1:{api_port}", str(SIZER), "lambda"],
             stdout=self.log, stderr=subprocess.STDOUT, env={**clean, **env})
         wait_for_port(port, self.process, "aws-lambda-rie")
         self.url = f"http://127.0.0.1:{port}/2015-03-31/functions/function/invocations"
