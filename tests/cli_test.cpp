@@ -48,6 +48,10 @@ TEST(CliSize, PrintsExactlyOneJsonObjectWithTheContractFields) {
   const json& dataset = doc["dataset"];
   EXPECT_EQ(dataset["source"], data_file("example.h5ad"));
   EXPECT_EQ(dataset["layout"], "0.8+");
+  // What the read leaves: at least every final byte, at most its peak.
+  const json& left = dataset["memory"];
+  EXPECT_GE(left["after_read_bytes"].get<std::uint64_t>(), left["final_bytes"].get<std::uint64_t>());
+  EXPECT_LE(left["after_read_bytes"].get<std::uint64_t>(), left["loaded_bytes"].get<std::uint64_t>());
   EXPECT_EQ(dataset["n_obs"], 200);
   EXPECT_EQ(dataset["n_vars"], 50);
   EXPECT_EQ(dataset["X"]["encoding"], "csr_matrix");

@@ -38,9 +38,18 @@ std::uint64_t records_buffer_transient(const h5::DatasetInfo& info) {
 // are still alive; categoricals are kept as they are; nullable integer and
 // boolean arrays, and the strings of nullable-string-array columns and
 // indexes, are copied as often as the runtime does.
-std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::uint64_t n_columns,
-                                std::uint64_t rows, const RuntimeModel& runtime) {
+// What the construction copies, and the part of it that is numpy arrays
+// (large buffers the allocator gives back once they are freed).
+struct ConstructionCopy {
+  std::uint64_t bytes = 0;
+  std::uint64_t numpy_bytes = 0;
+  std::uint64_t string_bytes() const { return bytes - numpy_bytes; }
+};
+
+ConstructionCopy construction_copy(const std::vector<ElementCost>& children, std::uint64_t n_columns,
+                                   std::uint64_t rows, const RuntimeModel& runtime) {
   std::uint64_t copy = 0;
+  std::uint64_t strings = 0;
   // The columns, then the index (children[n_columns]): only its strings
   // matter here.
   for (std::size_t i = 0; i <= n_columns && i < children.size(); ++i) {
@@ -48,16 +57,16 @@ std::uint64_t construction_copy(const std::vector<ElementCost>& children, std::u
     if (column == nullptr) continue;
     const bool index = i == n_columns;
     if (column->encoding == "array" && !index) copy = checked_add(copy, children[i].final_bytes);
-    double copies = 0;
     if ((column->encoding == "nullable-integer" || column->encoding == "nullable-boolean") && !index) {
-      copies = runtime.nullable_copies;
+      copy = checked_add(copy, checked_scale(children[i].final_bytes, runtime.nullable_copies));
     } else if (column->encoding == "nullable-string-array") {
-      copies = index ? runtime.nullable_string_index_copies : runtime.nullable_string_copies;
+      // Python strings: what pymalloc keeps of them outlives the read.
+      strings = checked_add(strings, checked_scale(children[i].final_bytes, index ? runtime.nullable_string_index_copies
+                                                                                  : runtime.nullable_string_copies));
     }
-    copy = checked_add(copy, checked_scale(children[i].final_bytes, copies));
     if (column->encoding == "string-array" && !index) copy = checked_add(copy, checked_mul(rows, python::kPointer));
   }
-  return copy;
+  return {checked_add(copy, strings), copy};
 }
 
 ElementCost cost_of(const Element& element, const RuntimeModel& runtime);
@@ -112,6 +121,7 @@ void cost_data(const Element& element, const RuntimeModel& runtime, ElementCost&
     cost.python_held_bytes = element.form == Form::str_objects
                                  ? read_costs::held_after_strings(cost.python_temporaries_bytes)
                                  : read_costs::held_after(cost.python_temporaries_bytes);
+    cost.kept_bytes = cost.python_held_bytes;
   }
 }
 
@@ -161,18 +171,27 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
 // Adds the Arrow arrays as a child; returns the largest conversion's build.
 // A nullable-string-array becomes pandas 3's StringDtype, Arrow-backed too:
 // its values are converted the same way.
-std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns) {
+// Once the frame is built, the object arrays it was given are freed, but
+// for the index's when its uniqueness is checked (its hash engine keeps it).
+std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns, bool index_kept) {
   std::uint64_t arrays = 0;
   std::uint64_t largest_build = 0;
   for (std::size_t i = 0; i < cost.children.size() && i <= n_columns; ++i) {
-    const Element* column = cost.children[i].element;
-    if (column != nullptr && column->encoding == "nullable-string-array" && !column->children.empty()) {
+    ElementCost* objects = &cost.children[i];
+    const Element* column = objects->element;
+    if (column != nullptr && column->encoding == "nullable-string-array" && !column->children.empty() &&
+        !objects->children.empty()) {
       column = &column->children[0];  // the values
+      objects = &objects->children[0];
     }
     if (column == nullptr || column->form != Form::str_objects || !column->strings) continue;
     const std::uint64_t arrow = python::arrow_string_array_bytes(column->nnz, *column->strings);
     arrays = checked_add(arrays, arrow);
     largest_build = std::max(largest_build, arrow_build(arrow, column->nnz));
+    if (i < n_columns || !index_kept) {
+      objects->released_bytes = objects->final_bytes;
+      if (objects != &cost.children[i]) cost.children[i].released_bytes = objects->final_bytes;
+    }
   }
   if (arrays > 0) cost.children.push_back(bracketed("[string columns as Arrow]", arrays));
   return largest_build;
@@ -218,25 +237,57 @@ void cost_dataframe(const Element& element, const RuntimeModel& runtime, Element
   for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
   const std::uint64_t rows = element.shape.empty() ? 0 : element.shape[0];
   std::uint64_t own_python = 0;
+  ConstructionCopy copy;  // part of own_python
   std::uint64_t own_io = 0;
   std::uint64_t own_buffer = 0;
   if (element.dataset) {
     // Legacy records: read whole and decoded, then the frame's construction
     // copy; the first member is the index.
-    own_python = checked_add(
-        records_transient(cost.children),
-        construction_copy(cost.children, cost.children.empty() ? 0 : cost.children.size() - 1, rows, runtime));
+    copy = construction_copy(cost.children, cost.children.empty() ? 0 : cost.children.size() - 1, rows, runtime);
+    own_python = checked_add(records_transient(cost.children), copy.bytes);
     own_io = read_costs::dataset(*element.dataset);
     own_buffer = records_buffer_transient(*element.dataset);
   } else {
     const std::uint64_t n_columns = element.shape.size() > 1 ? element.shape[1] : 0;
-    own_python = construction_copy(cost.children, n_columns, rows, runtime);
-    if (runtime.arrow_strings) own_python = checked_add(own_python, arrow_conversion(cost, n_columns));
+    copy = construction_copy(cost.children, n_columns, rows, runtime);
+    own_python = copy.bytes;
+    if (runtime.arrow_strings) {
+      own_python = checked_add(own_python, arrow_conversion(cost, n_columns, element.checks_unique_index));
+    }
   }
   if (element.checks_unique_index) {
     cost.children.push_back(bracketed("[index hash table]", python::hash_table_bytes(rows)));
   }
   cost.sum_children(own_python, own_io, own_buffer);
+  // Of the construction, the numpy copies are given back once freed, and
+  // pymalloc keeps of the string copies what it keeps after a string read
+  // (bench/out/after, anndata-0.12: nullable_strings' and pandas3_strings'
+  // resident memory after the read is 0.29-0.30 of their string copies
+  // above the rest). Under pandas 3 they go through pyarrow's pool, which
+  // keeps what it keeps of any read (pandas3_strings: 0.4 came out 4.9 MiB
+  // under).
+  const std::uint64_t strings_kept = runtime.arrow_strings ? read_costs::held_after(copy.string_bytes())
+                                                           : read_costs::held_after_strings(copy.string_bytes());
+  cost.kept_bytes = checked_add(read_costs::held_after(own_python - copy.bytes), strings_kept);
+  // Each column read leaves holes among its survivors that the next reads
+  // only partly fill: what the largest keeps, and the share of the others'
+  // temporaries a read does not reuse (read_costs::kFrameTemporariesHeld).
+  // With the largest alone, high_cardinality_categoricals' resident memory
+  // after the read came out 4-8 MiB above the estimate (bench/accuracy/run.py
+  // --job after).
+  const ElementCost* most = nullptr;
+  std::uint64_t temporaries = 0;
+  for (const ElementCost& child : cost.children) {
+    if (!most || child.kept_bytes > most->kept_bytes) most = &child;
+    temporaries = checked_add(temporaries, child.python_temporaries_bytes - child.arrow_temporaries_bytes);
+  }
+  if (most != nullptr) {
+    // Object temporaries only, as in frame_read_peak: pyarrow's pool is kept apart.
+    const std::uint64_t others = checked_scale(
+        temporaries - (most->python_temporaries_bytes - most->arrow_temporaries_bytes),
+        read_costs::kFrameTemporariesHeld);
+    cost.kept_bytes = std::max(cost.kept_bytes, checked_add(most->kept_bytes, others));
+  }
   if (!element.dataset) {
     // The columns and the index, which come first among the children.
     const std::size_t reads = (element.shape.size() > 1 ? element.shape[1] : 0) + 1;
@@ -273,16 +324,20 @@ const ElementCost* largest(const std::vector<ElementCost>& elements, std::uint64
 
 void ElementCost::sum_children(std::uint64_t own_python, std::uint64_t own_io, std::uint64_t own_buffer) {
   final_bytes = 0;
+  released_bytes = 0;
   python_transient_bytes = own_python;
   python_temporaries_bytes = own_python;
   python_held_bytes = read_costs::held_after(own_python);
+  kept_bytes = python_held_bytes;
   io_transient_bytes = own_io;
   buffer_transient_bytes = own_buffer;
   for (const ElementCost& child : children) {
     final_bytes = checked_add(final_bytes, child.final_bytes);
+    released_bytes = checked_add(released_bytes, child.released_bytes);
     python_transient_bytes = std::max(python_transient_bytes, child.python_transient_bytes);
     python_temporaries_bytes = std::max(python_temporaries_bytes, child.python_temporaries_bytes);
     python_held_bytes = std::max(python_held_bytes, child.python_held_bytes);
+    kept_bytes = std::max(kept_bytes, child.kept_bytes);
     io_transient_bytes = std::max(io_transient_bytes, child.io_transient_bytes);
     buffer_transient_bytes = std::max(buffer_transient_bytes, child.buffer_transient_bytes);
   }
@@ -345,6 +400,21 @@ MemoryEstimate::PythonPeak MemoryEstimate::python_peak() const {
 const ElementCost* MemoryEstimate::io_peak() const { return largest(elements, &ElementCost::io_transient_bytes); }
 const ElementCost* MemoryEstimate::buffer_peak() const {
   return largest(elements, &ElementCost::buffer_transient_bytes);
+}
+
+std::uint64_t MemoryEstimate::after_read_bytes() const {
+  std::uint64_t total = checked_add(final_bytes(), read_overhead_bytes);
+  for (const ElementCost& element : elements) {
+    total = checked_add(total - element.released_bytes, read_costs::held_after_release(element.released_bytes));
+  }
+  if (const ElementCost* kept = largest(elements, &ElementCost::kept_bytes)) {
+    total = checked_add(total, kept->kept_bytes);
+  }
+  if (const ElementCost* peak = io_peak()) total = checked_add(total, peak->io_transient_bytes);
+  if (const ElementCost* peak = buffer_peak()) total = checked_add(total, peak->buffer_transient_bytes);
+  // What is left cannot exceed what was there at the peak; where the
+  // leftovers' bound says more, the peak's is the tighter.
+  return std::min(total, peak_bytes());
 }
 
 std::uint64_t MemoryEstimate::peak_bytes() const {

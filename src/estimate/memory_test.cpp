@@ -551,5 +551,70 @@ TEST(RuntimeArithmetic, ANullableStringIndexIsCopiedFrom012On) {
             std::max<std::uint64_t>(rows * 8, estimate_for(report, "anndata-0.11").elements.at(0).children.at(1).python_temporaries_bytes));
 }
 
+
+// What is left once read_h5ad returns: what process's copies of X stand on.
+std::uint64_t pools(const MemoryEstimate& memory) {
+  std::uint64_t total = memory.read_overhead_bytes;
+  if (const ElementCost* io = memory.io_peak()) total += io->io_transient_bytes;
+  if (const ElementCost* buffer = memory.buffer_peak()) total += buffer->buffer_transient_bytes;
+  return total;
+}
+
+TEST(AfterRead, NumpyCopiesOfTheConstructionAreGivenBack) {
+  // Six nullable columns: the construction's copies are the frame's largest
+  // temporaries, and 0.6 of them are held for later reads, but none of them
+  // is resident once the read has returned; the index's strings are.
+  const Report report = obs_report(100000, 6, false);
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.11");
+  const ElementCost& frame = memory.elements.at(0);
+  const ElementCost& index = frame.children.at(7);
+  EXPECT_GT(frame.python_held_bytes, index.python_held_bytes);
+  EXPECT_EQ(frame.kept_bytes, index.kept_bytes);
+  EXPECT_EQ(index.kept_bytes, read_costs::held_after_strings(index.python_temporaries_bytes));
+  EXPECT_EQ(memory.after_read_bytes(), memory.final_bytes() + pools(memory) + frame.kept_bytes);
+  EXPECT_LT(memory.after_read_bytes(), memory.peak_bytes());
+}
+
+TEST(AfterRead, ColumnsLeaveTheLargestsLeftoversAndAShareOfTheOthers) {
+  const Report report = first_column_largest(100000);
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.11");
+  const ElementCost& frame = memory.elements.at(0);
+  const ElementCost& first = frame.children.at(0);
+  std::uint64_t others = 0;
+  for (std::size_t i = 1; i < frame.children.size(); ++i) others += frame.children[i].python_temporaries_bytes;
+  EXPECT_EQ(frame.kept_bytes, first.kept_bytes + checked_scale(others, read_costs::kFrameTemporariesHeld));
+}
+
+TEST(AfterRead, Pandas3FreesTheObjectArraysItMadeArrowButTheCheckedIndexs) {
+  const std::uint64_t rows = 100000;
+  const Report report = obs_report(rows, 0, true);  // a string column, a checked index
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost& frame = memory.elements.at(0);
+  const ElementCost* note = child(frame, "/obs/note");
+  const ElementCost* index = child(frame, "/obs/_index");
+  ASSERT_NE(note, nullptr);
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(note->released_bytes, note->final_bytes);
+  EXPECT_EQ(index->released_bytes, 0u);  // its hash engine keeps it
+  EXPECT_EQ(frame.released_bytes, note->final_bytes);
+  EXPECT_EQ(memory.after_read_bytes(), memory.final_bytes() - note->final_bytes +
+                                           read_costs::held_after_release(note->final_bytes) + pools(memory) +
+                                           frame.kept_bytes);
+  // Under pandas 2 the object arrays are what the frame holds.
+  EXPECT_EQ(estimate_for(report, "anndata-0.12").elements.at(0).released_bytes, 0u);
+}
+
+TEST(AfterRead, ANullableStringColumnsValuesAreReleasedUnderPandas3) {
+  const std::uint64_t rows = 1000;
+  const Report report = one_column_frame("nullable-string-array", rows, strings("/obs/barcode/values", rows, 20),
+                                         numbers("/obs/barcode/mask", rows, 1));
+  const MemoryEstimate memory = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost& column = memory.elements.at(0).children.at(0);
+  EXPECT_EQ(column.released_bytes, column.children.at(0).final_bytes);
+  // The index is not checked here: it goes too.
+  EXPECT_EQ(memory.elements.at(0).released_bytes,
+            column.children.at(0).final_bytes + memory.elements.at(0).children.at(1).final_bytes);
+}
+
 }  // namespace
 }  // namespace h5ad_sizer

@@ -73,6 +73,8 @@ std::uint64_t held_after_strings(std::uint64_t temporaries) {
 
 std::uint64_t held_after(std::uint64_t temporaries) { return checked_scale(temporaries, kPythonTemporariesHeld); }
 
+std::uint64_t held_after_release(std::uint64_t released) { return checked_scale(released, kReleasedHeld); }
+
 std::uint64_t chunked_dataset(std::uint64_t chunks, bool compressed) {
   return checked_add(checked_mul(chunks, kPerChunk), kChunkCache + (compressed ? kFilterBuffers : 0));
 }

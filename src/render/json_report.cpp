@@ -107,6 +107,7 @@ ordered_json dataset_json(const Report& report, const MemoryEstimate& memory, bo
                    {"buffer_peak_element", path_of(buffer_peak)},
                    {"read_overhead_bytes", memory.read_overhead_bytes},
                    {"loaded_bytes", memory.peak_bytes()},
+                   {"after_read_bytes", memory.after_read_bytes()},
                    {"runtime", memory.runtime.name}};
   return out;
 }

@@ -13,7 +13,8 @@ namespace h5ad_sizer {
 struct Estimate {
   RuntimeModel runtime;
   std::uint64_t peak_bytes = 0;      // the peak of anndata.read_h5ad (JSON: loaded_bytes)
-  std::uint64_t required_bytes = 0;  // the profile applied to peak_bytes
+  std::uint64_t after_read_bytes = 0;  // what is left once it returns
+  std::uint64_t required_bytes = 0;    // the profile applied to both
   JobProfile profile;
   // The seed issue's approaches, kept for comparison.
   std::uint64_t n_obs_x_n_vars = 0;

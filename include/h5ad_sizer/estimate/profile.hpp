@@ -36,16 +36,21 @@ std::string builtin_profile_names();
 
 // What copies of X cost with float32 values. A job's first copy (astype)
 // keeps X's index dtypes; scipy builds every later matrix with int32 indices
-// when they fit (get_index_dtype), so those cost `compact_bytes`.
+// when they fit (get_index_dtype), so those cost `compact_bytes`. Sparse
+// copies beyond one cost the larger of that many at compact_bytes and the
+// first beside one compact (the astype copy is gone before the most stand).
 struct XShape {
   std::uint64_t float32_bytes = 0;
   std::uint64_t compact_bytes = 0;
   bool sparse = false;
 };
 
-// The memory the job needs: ceil(loaded x multiplier) + the copies of X
-// (the first at float32_bytes, the others at compact_bytes) + overhead.
-std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t loaded_bytes,
-                             const XShape& x = {});
+// The memory the job needs: the larger of ceil(peak x multiplier) and
+// ceil(after_read x multiplier) + the copies of X (see XShape), plus
+// overhead. peak_bytes is
+// the read's peak, after_read_bytes what is left once it returns (taken as
+// at most the peak).
+std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes,
+                             std::uint64_t after_read_bytes, const XShape& x = {});
 
 }  // namespace h5ad_sizer
