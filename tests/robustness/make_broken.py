@@ -244,8 +244,10 @@ def main():
             for j in range(100):
                 sub.create_dataset(f"v{j:02d}", data=np.int64(j))
     # HDF5's own walk of these takes 3.7 s (`h5ls -r`, 1.10.8); the tool
-    # 1.2 s (docs/robustness.md), held to the same 2 s as every case.
-    anndata_file(case("objects_100000.h5ad", [0]), extra=many_objects)
+    # 1.2 s (docs/robustness.md). The same binary took 1.24-2.02 s of CPU
+    # back to back on a busy 2-core machine (2026-12-01), so this case is
+    # held to 4 s: still far below a walk that grew faster than the objects.
+    anndata_file(case("objects_100000.h5ad", [0], max_seconds=4.0), extra=many_objects)
 
     def many_attributes(f):
         for i in range(10_000):
