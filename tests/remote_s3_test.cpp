@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "h5ad_sizer/io/s3.hpp"
 #include "nginx_server.hpp"
 #include "s3_servers.hpp"
 #include "test_support.hpp"
@@ -85,6 +88,91 @@ TEST_F(RemoteS3, CredentialsFromTheContainerEndpoint) {
            "AWS_CONTAINER_AUTHORIZATION_TOKEN=Bearer test-token"}));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(credentials.access_log().find("GET /credentials 200"), std::string::npos);
+}
+
+
+// plan over s3://BUCKET/PREFIX/: ListObjectsV2 page by page, then each object
+// sized as any s3:// URL.
+class RemoteS3Listing : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    servers = new testing::S3Servers({data_file("example.h5ad") + "=corpus/example.h5ad",
+                                      data_file("strings.h5ad") + "=corpus/more/strings & co.h5ad",
+                                      data_file("bad_truncated.h5ad") + "=corpus/bad_truncated.h5ad",
+                                      data_file("README.md") + "=corpus/README.md",
+                                      data_file("dense.h5ad") + "=elsewhere/dense.h5ad",
+                                      "--filler=many/f:1005"});
+  }
+  static void TearDownTestSuite() {
+    delete servers;
+    servers = nullptr;
+  }
+  static io::Environment env(std::vector<std::pair<std::string, std::string>> more = {
+                                 {"AWS_ACCESS_KEY_ID", "S3RVER"}, {"AWS_SECRET_ACCESS_KEY", "S3RVER"}}) {
+    more.emplace_back("AWS_ENDPOINT_URL", servers->endpoint());
+    more.emplace_back("AWS_REGION", "us-east-1");
+    return [more](const std::string& name) -> std::optional<std::string> {
+      for (const auto& [key, value] : more) {
+        if (key == name) return value;
+      }
+      return std::nullopt;
+    };
+  }
+  static std::vector<std::string> tool_env() {
+    return {"AWS_ENDPOINT_URL=" + servers->endpoint(), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=S3RVER",
+            "AWS_SECRET_ACCESS_KEY=S3RVER"};
+  }
+  static testing::S3Servers* servers;
+};
+
+testing::S3Servers* RemoteS3Listing::servers = nullptr;
+
+TEST_F(RemoteS3Listing, EveryPageIsFollowedAndSigned) {
+  // 1005 keys: S3 (and s3rver) answer 1000 a page.
+  const std::vector<std::string> urls = io::list_h5ad_objects("s3://test-bucket/many/", true, env());
+  ASSERT_EQ(urls.size(), 1005u);
+  EXPECT_EQ(urls.front(), "s3://test-bucket/many/f00000.h5ad");
+  EXPECT_EQ(urls.back(), "s3://test-bucket/many/f01004.h5ad");
+  EXPECT_TRUE(std::is_sorted(urls.begin(), urls.end()));
+  // The prefix is a prefix of keys, not a directory: only .h5ad objects, nested too.
+  EXPECT_EQ(io::list_h5ad_objects("s3://test-bucket/corpus/", true, env()),
+            (std::vector<std::string>{"s3://test-bucket/corpus/bad_truncated.h5ad",
+                                      "s3://test-bucket/corpus/example.h5ad",
+                                      "s3://test-bucket/corpus/more/strings & co.h5ad"}));
+  EXPECT_TRUE(io::list_h5ad_objects("s3://test-bucket/nothing-here/", true, env()).empty());
+  // A bucket's root lists everything.
+  EXPECT_EQ(io::list_h5ad_objects("s3://test-bucket/", true, env()).size(), 1005u + 4);
+}
+
+TEST_F(RemoteS3Listing, PlanSizesWhatThePrefixHolds) {
+  const auto result = run_tool({"plan", "s3://test-bucket/corpus/", "--json", "-j", "2"}, tool_env());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json summary = json::parse(result.out);
+  EXPECT_EQ(summary["datasets"], 3);
+  EXPECT_EQ(summary["sized"], 2);
+  ASSERT_EQ(summary["failed"].size(), 1u);
+  EXPECT_EQ(summary["failed"][0]["source"], "s3://test-bucket/corpus/bad_truncated.h5ad");
+  EXPECT_EQ(summary["failed"][0]["exit_status"], 4);
+  // The key with a space and '&' was read: same sizes as the local file.
+  const auto one = run_tool({"size", "s3://test-bucket/corpus/more/strings & co.h5ad"}, tool_env());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(testing::without_source(json::parse(one.out)),
+            testing::without_source(json::parse(run_tool({"size", data_file("strings.h5ad")}).out)));
+}
+
+TEST_F(RemoteS3Listing, AListingThatFailsStopsThePlanWithOneLine) {
+  auto wrong = tool_env();
+  wrong.back() = "AWS_SECRET_ACCESS_KEY=not-the-secret";
+  const auto denied = run_tool({"plan", "s3://test-bucket/corpus/"}, wrong);
+  EXPECT_EQ(denied.exit_code, 3);
+  EXPECT_TRUE(denied.out.empty());
+  EXPECT_NE(denied.err.find("s3://test-bucket/corpus/: listing page 1 failed: access denied"), std::string::npos)
+      << denied.err;
+  EXPECT_EQ(denied.err.find("not-the-secret"), std::string::npos);
+
+  const auto missing = run_tool({"plan", "s3://no-such-bucket/corpus/"}, tool_env());
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("not found (HTTP 404: NoSuchBucket)"), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -110,8 +110,8 @@ void add_corpus_options(CLI::App& command, PlanOptions& options, const std::stri
                         const std::string& no_sign_help) {
   options.jobs = std::max(1u, std::thread::hardware_concurrency());
   command.add_option("INPUT", options.inputs,
-                     "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), or - for a "
-                     "manifest on standard input");
+                     "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), "
+                     "s3://BUCKET/PREFIX/ (its *.h5ad objects), or - for a manifest on standard input");
   command.add_option("--manifest", options.manifests, "A file of paths or URLs, one a line ('#' comments)");
   command.add_option("--buckets", options.buckets, "Bucket table (JSON); default: as for size");
   command.add_option("--profile", options.profile, "Job profile overriding the table's: " + builtin_profile_names());

@@ -22,6 +22,8 @@
 #include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/buckets/plan.hpp"
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/io/aws.hpp"
+#include "h5ad_sizer/io/s3.hpp"
 #include "h5ad_sizer/render/check_report.hpp"
 #include "h5ad_sizer/render/plan_report.hpp"
 #include "h5ad_sizer/buckets/expectation.hpp"
@@ -197,11 +199,24 @@ std::vector<std::string> plan_datasets(const PlanOptions& options) {
       datasets.push_back(input);
     }
   }
-  if (datasets.empty()) throw_usage("plan: the inputs name no dataset (no .h5ad file, empty manifest)");
+  // An s3:// prefix stands for the .h5ad objects under it.
+  std::vector<std::string> expanded;
+  for (std::string& dataset : datasets) {
+    if (io::is_s3_prefix(dataset)) {
+      for (std::string& url : io::list_h5ad_objects(dataset, !options.no_sign_request, io::process_environment())) {
+        expanded.push_back(std::move(url));
+      }
+    } else {
+      expanded.push_back(std::move(dataset));
+    }
+  }
+  if (expanded.empty()) {
+    throw_usage("plan: the inputs name no dataset (no .h5ad file, empty manifest or S3 prefix)");
+  }
   // Each once, where it first appears.
   std::vector<std::string> unique;
   std::set<std::string> seen;
-  for (std::string& dataset : datasets) {
+  for (std::string& dataset : expanded) {
     if (seen.insert(dataset).second) unique.push_back(std::move(dataset));
   }
   return unique;

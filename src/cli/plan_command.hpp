@@ -30,8 +30,10 @@ struct PlanOptions {
 
 // The datasets the inputs name, in order: a directory's *.h5ad files
 // (recursively, sorted), a manifest's lines (blank lines and '#' comments
-// skipped), anything else as given. Throws Error(input_unreadable) for a
-// manifest that cannot be read, Error(usage_error) when nothing is named.
+// skipped), an s3://BUCKET/PREFIX/'s *.h5ad objects (in a manifest too),
+// anything else as given. Throws Error(input_unreadable) for a manifest
+// that cannot be read or a prefix that cannot be listed,
+// Error(usage_error) when nothing is named.
 std::vector<std::string> plan_datasets(const PlanOptions& options);
 
 // Sizes every dataset with `size` in child processes, `jobs` at a time, and

@@ -32,6 +32,31 @@ TEST(S3Url, KeysArePercentEncodedExceptSlashes) {
   EXPECT_EQ(uri_encode_path("plain-_.~/x"), "plain-_.~/x");
 }
 
+TEST(S3Prefix, OnlyATrailingSlashMakesAPrefix) {
+  EXPECT_TRUE(is_s3_prefix("s3://bucket/"));
+  EXPECT_TRUE(is_s3_prefix("s3://bucket/corpus/2024/"));
+  EXPECT_FALSE(is_s3_prefix("s3://bucket/corpus/a.h5ad"));
+  EXPECT_FALSE(is_s3_prefix("https://host/corpus/"));
+  EXPECT_THROW(list_h5ad_objects("s3:///corpus/", false, fake({})), Error);
+}
+
+TEST(S3ListPage, KeysTokensAndEscapes) {
+  const std::string body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>b</Name><Prefix>c/</Prefix>"
+      "<KeyCount>3</KeyCount><IsTruncated>true</IsTruncated>"
+      "<Contents><Key>c/a&amp;b.h5ad</Key><Size>10</Size></Contents>"
+      "<Contents><Key>c/&#233;t&#xE9;.h5ad</Key><Size>11</Size></Contents>"
+      "<Contents><Key>c/notes.txt</Key></Contents>"
+      "<NextContinuationToken>1/a+b=</NextContinuationToken></ListBucketResult>";
+  const S3ListPage page = parse_list_objects(body);
+  EXPECT_EQ(page.keys, (std::vector<std::string>{"c/a&b.h5ad", "c/\xC3\xA9t\xC3\xA9.h5ad", "c/notes.txt"}));
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.next_token, "1/a+b=");
+  const S3ListPage last = parse_list_objects("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>");
+  EXPECT_TRUE(last.keys.empty());
+  EXPECT_FALSE(last.truncated);
+}
+
 TEST(S3Request, VirtualHostedOnAwsPathStyleOnAnEndpoint) {
   const S3Location location{"bucket", "dir/file.h5ad"};
   EXPECT_EQ(s3_request(location, false, fake({})).url,

@@ -7,19 +7,10 @@
 #include <thread>
 
 #include "h5ad_sizer/errors.hpp"
+#include "xml_text.hpp"
 
 namespace h5ad_sizer::io {
 namespace {
-
-// The text between <tag> and </tag>, or "".
-std::string xml_element(const std::string& body, const std::string& tag) {
-  const std::string open = "<" + tag + ">";
-  const auto start = body.find(open);
-  if (start == std::string::npos) return "";
-  const auto end = body.find("</" + tag + ">", start);
-  if (end == std::string::npos) return "";
-  return body.substr(start + open.size(), end - start - open.size());
-}
 
 // "com.amazonaws.swf.service.model.v20120810#InvalidToken" -> "InvalidToken";
 // the x-amzn-ErrorType header may add ":http://..." after the code.

@@ -5,8 +5,11 @@
 //   403 SignatureDoesNotMatch when it differs (s3rver itself checks only
 //   the format). Verified requests are passed on without their signature.
 //
-//   node servers.mjs PORT_FILE FILE...
-// Writes "PROXY_PORT" to PORT_FILE once ready; runs until killed.
+//   node servers.mjs PORT_FILE ITEM...
+// ITEM is FILE (stored under its base name), FILE=KEY, or
+// --filler=PREFIX:COUNT (COUNT empty objects PREFIX00000.h5ad, ..., for
+// listings of more than one page). Writes "PROXY_PORT" to PORT_FILE once
+// ready; runs until killed.
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -37,9 +40,26 @@ function send(method, path, body) {
     request.end(body);
   });
 }
-for (const file of files) {
-  const status = await send('PUT', `/${BUCKET}/${basename(file)}`, readFileSync(file));
-  if (status !== 200) throw new Error(`upload of ${file} failed: HTTP ${status}`);
+async function put(key, body) {
+  const status = await send('PUT', `/${BUCKET}/${encodeURI(key)}`, body);
+  if (status !== 200) throw new Error(`upload of ${key} failed: HTTP ${status}`);
+}
+for (const item of files) {
+  const filler = /^--filler=(.*):(\d+)$/.exec(item);
+  if (filler) {
+    const [, prefix, count] = filler;
+    for (let i = 0; i < Number(count); i += 50) {
+      const batch = [];
+      for (let j = i; j < Math.min(i + 50, Number(count)); ++j) {
+        batch.push(put(`${prefix}${String(j).padStart(5, '0')}.h5ad`, ''));
+      }
+      await Promise.all(batch);
+    }
+    continue;
+  }
+  const equals = item.indexOf('=');
+  const [file, key] = equals < 0 ? [item, basename(item)] : [item.slice(0, equals), item.slice(equals + 1)];
+  await put(key, readFileSync(file));
 }
 
 function parseAuthorization(header) {

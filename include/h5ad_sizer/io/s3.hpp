@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "h5ad_sizer/io/aws.hpp"
 #include "h5ad_sizer/io/http_source.hpp"
@@ -35,5 +36,25 @@ HttpOptions http_options(const Environment& env);
 
 // Percent-encodes everything but RFC 3986's unreserved characters and '/'.
 std::string uri_encode_path(const std::string& path);
+
+// A URL that names a prefix to list rather than an object: "s3://BUCKET/"
+// or "s3://BUCKET/PREFIX/".
+bool is_s3_prefix(const std::string& url);
+
+// One page of a ListObjectsV2 answer.
+struct S3ListPage {
+  std::vector<std::string> keys;
+  bool truncated = false;
+  std::string next_token;  // NextContinuationToken, when truncated
+};
+S3ListPage parse_list_objects(const std::string& body);
+
+// Every object under the prefix `url` names whose key ends in ".h5ad", as
+// s3:// URLs in key order: ListObjectsV2, page after page (S3 gives 1000
+// keys a page), from the same endpoint, region and credentials as reads.
+// Throws Error(input_unreadable) naming the prefix when a page cannot be
+// had (after retrying 5xx answers and transport failures 3 times), and
+// Error(usage_error) as s3_request does.
+std::vector<std::string> list_h5ad_objects(const std::string& url, bool sign, const Environment& env);
 
 }  // namespace h5ad_sizer::io
