@@ -228,5 +228,68 @@ TEST(CliCheck, AnUnreadableOrMalformedExpectationIsNamed) {
   EXPECT_EQ(malformed.out, "");
 }
 
+
+// Writes a bucket table of two buckets split at `small_mib`, with prices,
+// for `profile`.
+std::string two_bucket_table(const testing::ScopedTempDir& dir, const std::string& name, const char* profile,
+                             int small_mib) {
+  const std::string arn = "arn:aws:batch:us-west-2:123456789012:job-definition/";
+  dir.write(name, std::string(R"({"profile": ")") + profile + R"(", "buckets": [)" +
+                      R"({"name": "small", "job_definition": ")" + arn + R"(small:1", "vcpus": 2, "memory_mib": )" +
+                      std::to_string(small_mib) + R"(, "price_per_hour": 0.1},)" +
+                      R"({"name": "big", "job_definition": ")" + arn +
+                      R"(big:1", "vcpus": 16, "memory_mib": 127728, "price_per_hour": 1.0}]})");
+  return dir.file(name);
+}
+
+TEST(CliPlan, SeveralBucketTablesSideBySideWithPrices) {
+  const Corpus corpus;
+  // The three good files need 178-182 MiB for migrate and 168-172 MiB for
+  // process: a bucket of 176 MiB takes them only for process, so the third
+  // table must have been sized again with its own profile.
+  const std::string migrate = two_bucket_table(corpus.dir, "migrate.json", "migrate", 176);
+  const std::string process = two_bucket_table(corpus.dir, "process.json", "process", 176);
+  const auto result = run_tool({"plan", corpus.root, "--buckets", migrate, "--buckets", migrate + "", "--buckets",
+                                process, "--json", "--baseline-bucket", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json summary = json::parse(result.out);
+  ASSERT_EQ(summary["compared"].size(), 3u);
+  json first = summary;
+  first.erase("compared");
+  EXPECT_EQ(summary["compared"][0], first);  // the planned table is the first compared
+  EXPECT_EQ(summary["bucket_table"], migrate);
+  for (std::size_t i : {0u, 1u}) {
+    const json& migrated = summary["compared"][i];
+    EXPECT_EQ(migrated["buckets"][0]["datasets"], 0);
+    EXPECT_EQ(migrated["buckets"][1]["datasets"], 3);
+    EXPECT_DOUBLE_EQ(migrated["price_per_hour"]["buckets"].get<double>(), 3 * 1.0);
+    EXPECT_DOUBLE_EQ(migrated["price_per_hour"]["all_on_largest"].get<double>(), 3 * 1.0);
+  }
+  const json& processed = summary["compared"][2];
+  EXPECT_EQ(processed["bucket_table"], process);
+  EXPECT_EQ(processed["buckets"][0]["datasets"], 3);
+  EXPECT_EQ(processed["buckets"][0]["price_per_hour"], 0.1);
+  EXPECT_DOUBLE_EQ(processed["price_per_hour"]["buckets"].get<double>(), 3 * 0.1);
+  EXPECT_DOUBLE_EQ(processed["price_per_hour"]["baseline"].get<double>(), 3 * 0.1);
+  EXPECT_EQ(processed["failed"].size(), 2u);
+  EXPECT_EQ(processed["reserved_mib"], 3 * 176);
+
+  const auto table = run_tool({"plan", corpus.root, "--buckets", migrate, "--buckets", process});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("price of an hour of every job: 3.00 in the buckets chosen; 3.00 with every job on big"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("compared, one job a dataset:"), std::string::npos);
+  EXPECT_NE(table.out.find(process), std::string::npos);
+
+  // Without prices, none is shown; check compares with one table only.
+  const auto unpriced = run_tool({"plan", corpus.root, "--json"});
+  EXPECT_FALSE(json::parse(unpriced.out).contains("price_per_hour"));
+  EXPECT_FALSE(json::parse(unpriced.out).contains("compared"));
+  const auto check = run_tool({"check", "--expect", corpus.dir.file("none.json"), corpus.root, "--buckets", migrate,
+                               "--buckets", process});
+  EXPECT_EQ(check.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace h5ad_sizer

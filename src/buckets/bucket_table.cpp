@@ -30,7 +30,7 @@ std::uint64_t schedulable_mib(std::uint64_t nominal_gib) {
 Bucket default_bucket(int number, std::uint32_t vcpus, std::uint64_t nominal_gib) {
   const std::string name = "machine-" + std::to_string(number);
   return {name, "arn:aws:batch:us-west-2:123456789012:job-definition/h5ad-" + name + ":1", vcpus,
-          schedulable_mib(nominal_gib)};
+          schedulable_mib(nominal_gib), std::nullopt};
 }
 
 [[noreturn]] void bad(const std::string& origin, const std::string& where,
@@ -136,7 +136,7 @@ JobProfile parse_profile(const json& value, const std::string& origin, const Run
 Bucket parse_bucket(const json& value, std::size_t index, const std::string& origin) {
   const std::string where = "buckets[" + std::to_string(index) + "]";
   if (!value.is_object()) bad(origin, where, "must be an object");
-  only_known_fields(value, {"name", "job_definition", "vcpus", "memory_mib"}, origin, where);
+  only_known_fields(value, {"name", "job_definition", "vcpus", "memory_mib", "price_per_hour"}, origin, where);
   Bucket bucket;
   bucket.name = nonempty_string(require(value, "name", origin, where), origin, where + ".name");
   bucket.job_definition = nonempty_string(require(value, "job_definition", origin, where), origin,
@@ -154,6 +154,12 @@ Bucket parse_bucket(const json& value, std::size_t index, const std::string& ori
                                        where + ".memory_mib");
   if (bucket.memory_mib > (std::uint64_t{1} << 40)) {
     bad(origin, where + ".memory_mib", "is implausibly large");
+  }
+  if (auto it = value.find("price_per_hour"); it != value.end()) {
+    if (!it->is_number() || !(it->get<double>() >= 0) || it->get<double>() > 1e6) {
+      bad(origin, where + ".price_per_hour", "must be a number from 0 to 1000000");
+    }
+    bucket.price_per_hour = it->get<double>();
   }
   return bucket;
 }
@@ -230,6 +236,11 @@ BucketTable parse_bucket_table(const std::string& text, const std::string& origi
       if (table.buckets[j].job_definition == table.buckets[i].job_definition) {
         bad(origin, where + ".job_definition", "also buckets[" + std::to_string(j) + "]'s");
       }
+    }
+    if (i > 0 && table.buckets[i].price_per_hour.has_value() != table.buckets[0].price_per_hour.has_value()) {
+      bad(origin, "buckets[" + std::to_string(i) + "].price_per_hour",
+          "give a price for every bucket or for none (buckets[0] " +
+              std::string(table.buckets[0].price_per_hour ? "has one" : "has none") + ")");
     }
     if (i > 0 && table.buckets[i].memory_mib <= table.buckets[i - 1].memory_mib) {
       bad(origin, "buckets[" + std::to_string(i) + "].memory_mib",

@@ -153,7 +153,7 @@ TEST(BucketTable, RejectsUnknownFieldsDuplicatesAndAbsurdNumbers) {
   EXPECT_EQ(error_for(table(R"("load")", a, R"(, "bukets": [])")),
             "t.json: top level: unknown field \"bukets\" (known: runtime, profile, buckets, bucket_table)");
   EXPECT_EQ(error_for(table(R"("load")", R"({"name": "a", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000, "memory": 4})")),
-            "t.json: buckets[0]: unknown field \"memory\" (known: name, job_definition, vcpus, memory_mib)");
+            "t.json: buckets[0]: unknown field \"memory\" (known: name, job_definition, vcpus, memory_mib, price_per_hour)");
   EXPECT_EQ(error_for(R"({"profile": "load", "profile": "process", "buckets": [)" + a + "]}"),
             "t.json: \"profile\": appears twice in one object");
   EXPECT_EQ(error_for(table(R"("load")", R"({"name": "a", "name": "b", "job_definition": "arn:aws:batch:us-east-1:123456789012:job-definition/a:1", "vcpus": 1, "memory_mib": 1000})")),
@@ -180,6 +180,29 @@ TEST(BucketTable, RejectsUnknownFieldsDuplicatesAndAbsurdNumbers) {
             "t.json: profile.sparse_x_copies: must be at most 1000");
   EXPECT_EQ(error_for(table(R"({"name": "p", "multiplier": 1, "overhead_mib": 18446744073709551615})", a)),
             "t.json: profile.overhead_mib: must be at most 1073741824");
+}
+
+TEST(BucketTable, PricesAreForEveryBucketOrNone) {
+  const std::string arn = "arn:aws:batch:eu-west-1:123456789012:job-definition/";
+  auto table = [&](const std::string& first, const std::string& second) {
+    return R"({"profile": "load", "buckets": [{"name": "a", "job_definition": ")" + arn +
+           R"(a", "vcpus": 1, "memory_mib": 1000)" + first + R"(}, {"name": "b", "job_definition": ")" + arn +
+           R"(b", "vcpus": 2, "memory_mib": 2000)" + second + "}]}";
+  };
+  const BucketTable priced = parse_bucket_table(table(R"(, "price_per_hour": 0.0416)", R"(, "price_per_hour": 0.0832)"),
+                                                "table.json");
+  EXPECT_TRUE(priced.priced());
+  EXPECT_EQ(*priced.buckets[1].price_per_hour, 0.0832);
+  EXPECT_FALSE(parse_bucket_table(table("", ""), "table.json").priced());
+  EXPECT_EQ(error_for(table(R"(, "price_per_hour": 1)", "")),
+            "table.json: buckets[1].price_per_hour: give a price for every bucket or for none (buckets[0] has one)");
+  EXPECT_EQ(error_for(table("", R"(, "price_per_hour": 1)")),
+            "table.json: buckets[1].price_per_hour: give a price for every bucket or for none (buckets[0] has none)");
+  for (const char* bad : {"-1", "\"1.00\"", "1e7", "null"}) {
+    EXPECT_EQ(error_for(table(std::string(R"(, "price_per_hour": )") + bad, R"(, "price_per_hour": 1)")),
+              "table.json: buckets[0].price_per_hour: must be a number from 0 to 1000000")
+        << bad;
+  }
 }
 
 TEST(BucketTable, AMissingFileSaysWhy) {

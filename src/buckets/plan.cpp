@@ -17,6 +17,11 @@ PlanSummary summarize_plan(const BucketTable& table, const std::vector<PlanOutco
   summary.buckets.resize(table.buckets.size());
   summary.baseline = baseline;
   const std::uint64_t largest_mib = table.buckets.empty() ? 0 : table.buckets.back().memory_mib;
+  if (table.priced()) {
+    summary.price_per_hour = 0.0;
+    summary.all_largest_price_per_hour = 0.0;
+    if (baseline) summary.baseline_price_per_hour = 0.0;
+  }
   for (const PlanOutcome& outcome : outcomes) {
     if (outcome.failure) {
       summary.failed.push_back(&outcome);
@@ -35,8 +40,24 @@ PlanSummary summarize_plan(const BucketTable& table, const std::vector<PlanOutco
     if (baseline) {
       summary.baseline_mib = checked_add(summary.baseline_mib, std::max(own_mib, table.buckets[*baseline].memory_mib));
     }
+    if (table.priced()) {
+      *summary.price_per_hour += *table.buckets[index].price_per_hour;
+      *summary.all_largest_price_per_hour += *table.buckets.back().price_per_hour;
+      // On the baseline, or its own bucket when it would not fit there.
+      if (baseline) *summary.baseline_price_per_hour += *table.buckets[std::max(index, *baseline)].price_per_hour;
+    }
   }
   return summary;
+}
+
+std::vector<PlanOutcome> rebucket(const BucketTable& table, std::vector<PlanOutcome> outcomes) {
+  for (PlanOutcome& outcome : outcomes) {
+    if (outcome.failure) continue;
+    const BucketChoice choice = choose_bucket(table, outcome.required_bytes);
+    outcome.bucket = choice.index;
+    outcome.overflow = choice.overflow;
+  }
+  return outcomes;
 }
 
 }  // namespace h5ad_sizer

@@ -113,7 +113,12 @@ void add_corpus_options(CLI::App& command, PlanOptions& options, const std::stri
                      "Files, s3:// or http(s):// URLs, directories (searched for *.h5ad), "
                      "s3://BUCKET/PREFIX/ (its *.h5ad objects), or - for a manifest on standard input");
   command.add_option("--manifest", options.manifests, "A file of paths or URLs, one a line ('#' comments)");
-  command.add_option("--buckets", options.buckets, "Bucket table (JSON); default: as for size");
+  // One table an occurrence, so that the inputs after it stay inputs.
+  command
+      .add_option("--buckets", options.buckets,
+                  "Bucket table (JSON); default: as for size. plan: again to compare tables, the first "
+                  "the one planned")
+      ->allow_extra_args(false);
   command.add_option("--profile", options.profile, "Job profile overriding the table's: " + builtin_profile_names());
   command.add_option("--runtime", options.runtime, runtime_help);
   command.add_option("-j,--jobs", options.jobs, "Datasets sized at once (processes); default: the cores")
@@ -131,20 +136,7 @@ void add_corpus_options(CLI::App& command, PlanOptions& options, const std::stri
 // origin, and the profile in effect for the runtime.
 int run_buckets(const BucketsOptions& options) {
   BucketTable table = load_bucket_table(options.buckets);
-  const std::string runtime_name = options.runtime.value_or(table.runtime.value_or(kDefaultRuntime));
-  const std::optional<RuntimeModel> runtime = find_runtime(runtime_name);
-  if (!runtime) {
-    throw_usage("--runtime: unknown runtime \"" + runtime_name + "\" (modelled: " + runtime_names() + ")");
-  }
-  table.profile = table.profile_for(*runtime);
-  if (options.profile) {
-    auto builtin = find_builtin_profile(*options.profile, *runtime);
-    if (!builtin) {
-      throw_usage("--profile: unknown profile \"" + *options.profile + "\" (built in: " + builtin_profile_names() +
-                  ")");
-    }
-    table.profile = *builtin;
-  }
+  table.profile = resolve_job(table, options.runtime, options.profile).profile;
   std::cout << bucket_table_json(table).dump(2) << '\n';
   return 0;
 }

@@ -82,12 +82,13 @@ std::string self_path() {
 
 // `size` as `plan` runs it for one dataset: the plan's own flags, no task
 // token, the path after "--" (a name may start with '-').
-std::vector<std::string> size_command(const std::string& self, const PlanOptions& options, const std::string& path) {
+std::vector<std::string> size_command(const std::string& self, const PlanOptions& options,
+                                      const std::optional<std::string>& table, const std::string& path) {
   std::vector<std::string> args = {self, "size", "--no-task-token"};
   auto add = [&](const char* flag, const std::optional<std::string>& value) {
     if (value) args.insert(args.end(), {flag, *value});
   };
-  add("--buckets", options.buckets);
+  add("--buckets", table);
   add("--profile", options.profile);
   add("--runtime", options.runtime);
   args.insert(args.end(), {"--memory-limit", std::to_string(options.limits.memory_mib)});
@@ -231,7 +232,8 @@ struct SizedCorpus {
   bool interrupted = false;
 };
 
-SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOptions& options, std::ostream* ndjson) {
+SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOptions& options,
+                        const std::optional<std::string>& table, std::ostream* ndjson) {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   ::sigaction(SIGINT, &action, nullptr);
@@ -245,7 +247,7 @@ SizedCorpus size_corpus(const std::vector<std::string>& datasets, const PlanOpti
   auto progress = std::make_unique<ProgressLine>(datasets.size(), ::isatty(STDERR_FILENO) == 1);
   while (!g_interrupted && (next < datasets.size() || !running.empty())) {
     while (!g_interrupted && next < datasets.size() && running.size() < jobs) {
-      running.push_back(start(size_command(self, options, datasets[next]), next));
+      running.push_back(start(size_command(self, options, table, datasets[next]), next));
       ++next;
     }
     std::vector<pollfd> fds;
@@ -296,34 +298,90 @@ std::ofstream open_for_writing(const std::string& path) {
   return out;
 }
 
+bool same_job(const ResolvedJob& a, const ResolvedJob& b) {
+  return a.runtime.name == b.runtime.name && a.profile.name == b.profile.name &&
+         a.profile.multiplier == b.profile.multiplier && a.profile.sparse_x_copies == b.profile.sparse_x_copies &&
+         a.profile.dense_x_copies == b.profile.dense_x_copies && a.profile.overhead_bytes == b.profile.overhead_bytes;
+}
+
+// The table a plan or check sizes with: the first --buckets, or the default.
+std::optional<std::string> first_table(const PlanOptions& options) {
+  if (options.buckets.empty()) return std::nullopt;
+  return options.buckets.front();
+}
+
 }  // namespace
 
 int run_plan(const PlanOptions& options) {
-  // The table first: a configuration error ends the plan before it starts.
-  const BucketTable table = load_bucket_table(options.buckets);
+  // The tables first: a configuration error ends the plan before it starts.
+  std::vector<std::optional<std::string>> paths;
+  if (options.buckets.empty()) paths.emplace_back();
+  for (const std::string& path : options.buckets) paths.emplace_back(path);
+  std::vector<BucketTable> tables;
+  std::vector<ResolvedJob> jobs;
+  for (const auto& path : paths) {
+    tables.push_back(load_bucket_table(path));
+    jobs.push_back(resolve_job(tables.back(), options.runtime, options.profile));
+  }
   std::optional<std::size_t> baseline;
   if (options.baseline_bucket) {
     if (*options.baseline_bucket < 1) throw_usage("--baseline-bucket: buckets are numbered from 1");
     baseline = *options.baseline_bucket - 1;
   }
-  summarize_plan(table, {}, baseline);  // checks the baseline against the table
+  for (const BucketTable& table : tables) summarize_plan(table, {}, baseline);  // checks the baseline
   const std::vector<std::string> datasets = plan_datasets(options);
   std::ofstream ndjson;
   if (options.ndjson) ndjson = open_for_writing(*options.ndjson);
-  const SizedCorpus corpus = size_corpus(datasets, options, options.ndjson ? &ndjson : nullptr);
-  const PlanSummary summary = summarize_plan(table, corpus.outcomes, baseline);
+  // One sizing a distinct job; tables that share one choose their buckets
+  // from its required bytes.
+  std::vector<SizedCorpus> passes;
+  std::vector<std::optional<std::size_t>> pass_of(tables.size());
+  bool interrupted = false;
+  for (std::size_t i = 0; i < tables.size() && !interrupted; ++i) {
+    for (std::size_t j = 0; j < i && !pass_of[i]; ++j) {
+      if (same_job(jobs[j], jobs[i])) pass_of[i] = pass_of[j];
+    }
+    if (pass_of[i]) continue;
+    pass_of[i] = passes.size();
+    passes.push_back(size_corpus(datasets, options, paths[i], i == 0 && options.ndjson ? &ndjson : nullptr));
+    interrupted = passes.back().interrupted;
+  }
+  // The planned table's summary (what was done of it, when interrupted),
+  // then every other table whose sizing was whole.
+  std::vector<std::vector<PlanOutcome>> outcomes;
+  std::vector<const BucketTable*> summarized;
+  for (std::size_t i = 0; i < tables.size() && pass_of[i]; ++i) {
+    const SizedCorpus& pass = passes[*pass_of[i]];
+    if (i > 0 && pass.interrupted) continue;
+    outcomes.push_back(rebucket(tables[i], pass.outcomes));
+    summarized.push_back(&tables[i]);
+  }
+  std::vector<PlanSummary> summaries;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    summaries.push_back(summarize_plan(*summarized[i], outcomes[i], baseline));
+  }
+  const PlanSummary& summary = summaries.front();
   if (options.json) {
-    std::cout << plan_json(summary).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    nlohmann::ordered_json doc = plan_json(summary);
+    if (tables.size() > 1) {
+      doc["compared"] = nlohmann::ordered_json::array();
+      for (const PlanSummary& each : summaries) doc["compared"].push_back(plan_json(each));
+    }
+    std::cout << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   } else {
     std::cout << render_plan_table(summary);
+    if (tables.size() > 1) std::cout << render_plan_comparison(summaries);
   }
-  if (corpus.interrupted) return kInterrupted;
+  if (interrupted) return kInterrupted;
   // Only a whole plan makes an expectation.
-  if (options.write_expect) open_for_writing(*options.write_expect) << expectation_text(table, corpus.outcomes);
+  if (options.write_expect) {
+    open_for_writing(*options.write_expect) << expectation_text(tables.front(), passes.front().outcomes);
+  }
   return 0;
 }
 
 int run_check(const CheckOptions& options) {
+  if (options.corpus.buckets.size() > 1) throw_usage("check: one --buckets (the table the expectation is for)");
   if (options.tolerance && !(*options.tolerance >= 0 && *options.tolerance <= 1000)) {
     throw_usage("--tolerance: a percentage between 0 and 1000");
   }
@@ -331,9 +389,9 @@ int run_check(const CheckOptions& options) {
   if (!in) throw_unreadable(options.expect + ": cannot read the expectation: " + std::strerror(errno));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const Expectation expectation = parse_expectation(text, options.expect);
-  const BucketTable table = load_bucket_table(options.corpus.buckets);
+  const BucketTable table = load_bucket_table(first_table(options.corpus));
   const std::vector<std::string> datasets = plan_datasets(options.corpus);
-  const SizedCorpus corpus = size_corpus(datasets, options.corpus, nullptr);
+  const SizedCorpus corpus = size_corpus(datasets, options.corpus, first_table(options.corpus), nullptr);
   if (corpus.interrupted) return kInterrupted;
   std::optional<double> tolerance;
   if (options.tolerance) tolerance = *options.tolerance / 100;

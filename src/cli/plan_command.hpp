@@ -15,7 +15,9 @@ struct PlanOptions {
   // standard input.
   std::vector<std::string> inputs;
   std::vector<std::string> manifests;  // files of paths or URLs, one a line
-  std::optional<std::string> buckets;
+  // Bucket tables: none for the default, several to compare (the first is
+  // the one planned, written to --ndjson and --write-expect).
+  std::vector<std::string> buckets;
   std::optional<std::string> profile;
   std::optional<std::string> runtime;
   std::size_t jobs = 1;
@@ -38,7 +40,9 @@ std::vector<std::string> plan_datasets(const PlanOptions& options);
 
 // Sizes every dataset with `size` in child processes, `jobs` at a time, and
 // prints the summary. One dataset's failure is part of the plan, not the
-// command's; SIGINT stops it and prints what was done (exit 130).
+// command's; SIGINT stops it and prints what was done (exit 130). With
+// several tables, each dataset is sized once per distinct runtime and job
+// profile among them, and every table's buckets chosen from that.
 int run_plan(const PlanOptions& options);
 
 // What `check` is asked: the datasets as for `plan`, and what to compare.

@@ -36,25 +36,35 @@ std::string seconds_text(double seconds) {
   return text + " s";
 }
 
+}  // namespace
+
+ResolvedJob resolve_job(const BucketTable& table, const std::optional<std::string>& runtime_flag,
+                        const std::optional<std::string>& profile_flag) {
+  const std::string runtime_name = runtime_flag.value_or(table.runtime.value_or(kDefaultRuntime));
+  const std::optional<RuntimeModel> runtime = find_runtime(runtime_name);
+  if (!runtime) {
+    throw_usage("--runtime: unknown runtime \"" + runtime_name + "\" (modelled: " + runtime_names() + ")");
+  }
+  JobProfile profile = table.profile_for(*runtime);
+  if (profile_flag) {
+    auto builtin = find_builtin_profile(*profile_flag, *runtime);
+    if (!builtin) {
+      throw_usage("--profile: unknown profile \"" + *profile_flag + "\" (built in: " + builtin_profile_names() +
+                  ")");
+    }
+    profile = *builtin;
+  }
+  return {*runtime, profile};
+}
+
+namespace {
+
 // Reads the file, estimates, and picks a bucket.
 Sizing size_dataset(const SizeOptions& options, Progress& progress) {
   Sizing sizing;
   // The table first: a configuration error should not wait for a large file.
   sizing.table = load_bucket_table(options.buckets);
-  const std::string runtime_name = options.runtime.value_or(sizing.table.runtime.value_or(kDefaultRuntime));
-  const std::optional<RuntimeModel> runtime = find_runtime(runtime_name);
-  if (!runtime) {
-    throw_usage("--runtime: unknown runtime \"" + runtime_name + "\" (modelled: " + runtime_names() + ")");
-  }
-  JobProfile profile = sizing.table.profile_for(*runtime);
-  if (options.profile) {
-    auto builtin = find_builtin_profile(*options.profile, *runtime);
-    if (!builtin) {
-      throw_usage("--profile: unknown profile \"" + *options.profile + "\" (built in: " +
-                  builtin_profile_names() + ")");
-    }
-    profile = *builtin;
-  }
+  const auto [runtime, profile] = resolve_job(sizing.table, options.runtime, options.profile);
   if (options.min_bucket < 1 || options.min_bucket > sizing.table.buckets.size()) {
     throw_usage("--min-bucket: must be between 1 and " + std::to_string(sizing.table.buckets.size()) +
                 " (the buckets in " + sizing.table.origin + ")");
@@ -71,7 +81,7 @@ Sizing size_dataset(const SizeOptions& options, Progress& progress) {
   read_options.on_element = [&progress](const std::string& path) { progress.reading(path); };
   sizing.report = read_anndata(source, read_options);
   sizing.io = source.bytes->stats();
-  sizing.memory = estimate_memory(sizing.report, *runtime);
+  sizing.memory = estimate_memory(sizing.report, runtime);
   try {
     sizing.estimate = estimate_job(sizing.report, sizing.memory, profile);
   } catch (const std::overflow_error& overflow) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/isolation.hpp"
+#include "h5ad_sizer/buckets/bucket_table.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
 
 namespace h5ad_sizer::cli {
@@ -27,6 +28,16 @@ Limits limits_for(const ReadLimits& limits, const std::string& path);
 // For a URL, when its reads must stop on their own (exit 3, a network
 // problem): a little before the child is killed for the time limit.
 std::optional<io::Deadline> remote_deadline(const ReadLimits& limits, const std::string& path);
+
+// The runtime and job profile a table sizes with: --runtime, else the
+// table's, else the default; --profile (built in), else the table's for that
+// runtime. Throws Error(usage_error) for an unknown name.
+struct ResolvedJob {
+  RuntimeModel runtime;
+  JobProfile profile;
+};
+ResolvedJob resolve_job(const BucketTable& table, const std::optional<std::string>& runtime,
+                        const std::optional<std::string>& profile);
 
 // What `size` is asked, from flags or from a Lambda event.
 struct SizeOptions {

@@ -52,11 +52,13 @@ ordered_json matrix_json(const Element* matrix, const MemoryEstimate& memory, bo
 
 ordered_json bucket_json(const BucketTable& table, std::size_t index) {
   const Bucket& bucket = table.buckets[index];
-  return {{"index", index + 1},
-          {"name", bucket.name},
-          {"job_definition", bucket.job_definition},
-          {"vcpus", bucket.vcpus},
-          {"memory_mib", bucket.memory_mib}};
+  ordered_json out = {{"index", index + 1},
+                      {"name", bucket.name},
+                      {"job_definition", bucket.job_definition},
+                      {"vcpus", bucket.vcpus},
+                      {"memory_mib", bucket.memory_mib}};
+  if (bucket.price_per_hour) out["price_per_hour"] = *bucket.price_per_hour;
+  return out;
 }
 
 ordered_json profile_json(const JobProfile& profile) {

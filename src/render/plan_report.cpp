@@ -1,5 +1,8 @@
 #include "h5ad_sizer/render/plan_report.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/render/units.hpp"
 #include "h5ad_sizer/text.hpp"
@@ -12,6 +15,13 @@ std::string count_text(std::size_t n, const char* one, const char* many) {
 }
 
 std::size_t datasets(const PlanSummary& summary) { return summary.sized + summary.failed.size(); }
+
+// A price as the table gives it, to the cent.
+std::string price_text(double price) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", price);
+  return text;
+}
 
 }  // namespace
 
@@ -41,6 +51,15 @@ std::string render_plan_table(const PlanSummary& summary) {
              percent(summary.reserved_mib, summary.baseline_mib) + ")";
     }
     out += "\n";
+    if (summary.price_per_hour) {
+      out += "price of an hour of every job: " + price_text(*summary.price_per_hour) + " in the buckets chosen; " +
+             price_text(*summary.all_largest_price_per_hour) + " with every job on " + largest;
+      if (summary.baseline_price_per_hour) {
+        out += "; " + price_text(*summary.baseline_price_per_hour) + " with every job on at least " +
+               printable(summary.table.buckets[*summary.baseline].name);
+      }
+      out += "\n";
+    }
   }
   if (!summary.overflow.empty()) {
     out += "\nneed more than the largest bucket:\n";
@@ -64,13 +83,15 @@ nlohmann::ordered_json plan_json(const PlanSummary& summary) {
   for (std::size_t i = 0; i < summary.buckets.size(); ++i) {
     const Bucket& bucket = summary.table.buckets[i];
     const PlanBucket& planned = summary.buckets[i];
-    buckets.push_back({{"index", i + 1},
-                       {"name", bucket.name},
-                       {"job_definition", bucket.job_definition},
-                       {"memory_mib", bucket.memory_mib},
-                       {"datasets", planned.count},
-                       {"required_total_bytes", planned.required_total},
-                       {"required_largest_bytes", planned.required_largest}});
+    ordered_json entry = {{"index", i + 1},
+                          {"name", bucket.name},
+                          {"job_definition", bucket.job_definition},
+                          {"memory_mib", bucket.memory_mib},
+                          {"datasets", planned.count},
+                          {"required_total_bytes", planned.required_total},
+                          {"required_largest_bytes", planned.required_largest}};
+    if (bucket.price_per_hour) entry["price_per_hour"] = *bucket.price_per_hour;
+    buckets.push_back(std::move(entry));
   }
   ordered_json overflow = ordered_json::array();
   for (const PlanOutcome* outcome : summary.overflow) {
@@ -89,15 +110,46 @@ nlohmann::ordered_json plan_json(const PlanSummary& summary) {
                 {"name", summary.table.buckets[*summary.baseline].name},
                 {"reserved_mib", summary.baseline_mib}};
   }
-  return {{"bucket_table", summary.table.origin},
-          {"datasets", datasets(summary)},
-          {"sized", summary.sized},
-          {"buckets", std::move(buckets)},
-          {"overflow", std::move(overflow)},
-          {"failed", std::move(failed)},
-          {"reserved_mib", summary.reserved_mib},
-          {"all_on_largest_mib", summary.all_largest_mib},
-          {"baseline", std::move(baseline)}};
+  ordered_json out = {{"bucket_table", summary.table.origin},
+                      {"datasets", datasets(summary)},
+                      {"sized", summary.sized},
+                      {"buckets", std::move(buckets)},
+                      {"overflow", std::move(overflow)},
+                      {"failed", std::move(failed)},
+                      {"reserved_mib", summary.reserved_mib},
+                      {"all_on_largest_mib", summary.all_largest_mib},
+                      {"baseline", std::move(baseline)}};
+  if (summary.price_per_hour) {
+    out["price_per_hour"] = {{"buckets", *summary.price_per_hour},
+                             {"all_on_largest", *summary.all_largest_price_per_hour},
+                             {"baseline", summary.baseline_price_per_hour ? ordered_json(*summary.baseline_price_per_hour)
+                                                                          : ordered_json(nullptr)}};
+  }
+  return out;
+}
+
+std::string render_plan_comparison(const std::vector<PlanSummary>& summaries) {
+  const bool priced = std::any_of(summaries.begin(), summaries.end(),
+                                  [](const PlanSummary& s) { return s.price_per_hour.has_value(); });
+  std::vector<std::string> header = {"BUCKET TABLE", "BUCKETS", "SIZED", "OVERFLOW", "RESERVED", "ALL ON LARGEST",
+                                     "SHARE"};
+  if (priced) header.insert(header.end(), {"PRICE/HOUR", "PRICE, ALL ON LARGEST"});
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const PlanSummary& summary : summaries) {
+    std::vector<std::string> row = {printable(summary.table.origin), std::to_string(summary.table.buckets.size()),
+                                    std::to_string(summary.sized), std::to_string(summary.overflow.size()),
+                                    human_bytes(checked_mul(summary.reserved_mib, kMiB)),
+                                    human_bytes(checked_mul(summary.all_largest_mib, kMiB)),
+                                    percent(summary.reserved_mib, summary.all_largest_mib)};
+    if (priced) {
+      row.push_back(summary.price_per_hour ? price_text(*summary.price_per_hour) : "");
+      row.push_back(summary.all_largest_price_per_hour ? price_text(*summary.all_largest_price_per_hour) : "");
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<bool> right(rows.front().size(), true);
+  right[0] = false;
+  return "\ncompared, one job a dataset:\n" + format_columns(rows, right);
 }
 
 }  // namespace h5ad_sizer

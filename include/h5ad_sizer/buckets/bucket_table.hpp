@@ -16,6 +16,9 @@ struct Bucket {
   std::string job_definition;  // ARN
   std::uint32_t vcpus = 0;
   std::uint64_t memory_mib = 0;  // what a job may use, not the instance's nominal size
+  // What an hour of a job in it costs, in whatever currency the table's
+  // author chose; given for every bucket of a table or for none.
+  std::optional<double> price_per_hour;
 };
 
 // Buckets in strictly ascending memory, and the job profile sizing uses.
@@ -29,6 +32,7 @@ struct BucketTable {
   std::optional<std::string> runtime;
   std::vector<Bucket> buckets;
 
+  bool priced() const { return !buckets.empty() && buckets.front().price_per_hour.has_value(); }
   // The profile for `model`: a built-in resolved for it, else the table's.
   JobProfile profile_for(const RuntimeModel& model) const;
 };

@@ -48,7 +48,17 @@ struct PlanSummary {
   std::uint64_t all_largest_mib = 0;
   std::optional<std::size_t> baseline;
   std::uint64_t baseline_mib = 0;
+  // What an hour of every job costs the same three ways, when the table
+  // gives each bucket a price_per_hour.
+  std::optional<double> price_per_hour;
+  std::optional<double> all_largest_price_per_hour;
+  std::optional<double> baseline_price_per_hour;  // with `baseline`
 };
+
+// Where the buckets of `table` put outcomes sized against another table
+// with the same job profile and runtime: each sized outcome's bucket and
+// overflow chosen again for its required bytes.
+std::vector<PlanOutcome> rebucket(const BucketTable& table, std::vector<PlanOutcome> outcomes);
 
 // `outcomes` must outlive the summary (it points into them). Throws
 // Error(usage_error) when `baseline` (0-based) is not a bucket of `table`.

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "h5ad_sizer/buckets/plan.hpp"
 
@@ -16,5 +17,10 @@ namespace h5ad_sizer {
 
 std::string render_plan_table(const PlanSummary& summary);
 nlohmann::ordered_json plan_json(const PlanSummary& summary);
+
+// Several bucket tables over the same corpus, a line each: how many
+// buckets, datasets sized and overflowing, the memory reserved against
+// every job on the largest bucket, and prices when the tables give them.
+std::string render_plan_comparison(const std::vector<PlanSummary>& summaries);
 
 }  // namespace h5ad_sizer
