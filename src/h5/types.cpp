@@ -59,7 +59,13 @@ TypeInfo describe_compound(hid_t type, std::uint64_t size) {
     return info;
   }
   info.type_class = TypeClass::compound;
-  info.numpy_name = "void" + std::to_string(size * 8);
+  // As numpy writes a structured dtype: [('name', 'dtype'), ...].
+  info.numpy_name = "[";
+  for (std::size_t i = 0; i < info.members.size(); ++i) {
+    if (i > 0) info.numpy_name += ", ";
+    info.numpy_name += "('" + info.member_names[i] + "', '" + info.members[i].numpy_name + "')";
+  }
+  info.numpy_name += "]";
   return info;
 }
 
@@ -122,7 +128,7 @@ TypeInfo describe_layout(hid_t type) {
         info.size = sizeof(char*);
       } else {
         info.type_class = TypeClass::fixed_string;
-        info.numpy_name = "|S" + std::to_string(size);
+        info.numpy_name = "S" + std::to_string(size);  // as numpy's dtype repr spells it
       }
       return info;
     }
@@ -145,7 +151,7 @@ TypeInfo describe_layout(hid_t type) {
       return info;
     default:
       info.type_class = TypeClass::other;
-      info.numpy_name = "void" + std::to_string(size * 8);
+      info.numpy_name = "V" + std::to_string(size);  // raw bytes, as numpy reads opaque data
       return info;
   }
 }
