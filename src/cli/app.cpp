@@ -23,6 +23,7 @@
 #include "h5ad_sizer/estimate/memory.hpp"
 #include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/estimate/runtime.hpp"
+#include "h5ad_sizer/render/html_report.hpp"
 #include "h5ad_sizer/render/json_report.hpp"
 #include "h5ad_sizer/render/table_report.hpp"
 #include "h5ad_sizer/source.hpp"
@@ -34,6 +35,7 @@ struct InspectOptions {
   std::string path;
   std::string runtime = kDefaultRuntime;
   bool json = false;
+  std::optional<std::string> html;  // also write the treemap page there
   bool no_sign_request = false;
   bool allow_link_local = false;
   ReadLimits limits;
@@ -74,6 +76,7 @@ int run_inspect(const InspectOptions& options) {
     read_options.on_element = [&progress](const std::string& path) { progress.reading(path); };
     const Report report = read_anndata(source, read_options);
     const MemoryEstimate memory = estimate_memory(report, *find_runtime(options.runtime));
+    if (options.html) write_text_file(*options.html, render_inspect_html(report, memory));
     if (options.json) {
       return dataset_json(report, memory, /*tree=*/true)
                  .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
@@ -247,6 +250,8 @@ int run(int argc, char** argv) {
   inspect_command->add_option("PATH", inspect.path, path_help)->required();
   inspect_command->add_flag("--no-sign-request", inspect.no_sign_request, no_sign_help);
   inspect_command->add_flag("--json", inspect.json, "Print the element tree as JSON");
+  inspect_command->add_option("--html", inspect.html,
+                              "Also write FILE: one self-contained page with a treemap of the peak by element");
   inspect_command->add_option("--runtime", inspect.runtime, runtime_help)
       ->check(CLI::IsMember(runtime_names_list()));
   add_limit_options(*inspect_command, inspect.limits, inspect.allow_link_local);
@@ -259,6 +264,9 @@ int run(int argc, char** argv) {
                            "Also write one line per dataset to this file: its size document, or "
                            "{\"source\", \"error\": {\"exit_status\", \"name\", \"message\"}}");
   plan_command->add_flag("--json", plan.json, "Print the summary as JSON");
+  plan_command->add_option("--html", plan.html,
+                           "Also write FILE: one self-contained page with a histogram of required memory, the "
+                           "buckets, the 20 largest and the failures");
   plan_command->add_option("--baseline-bucket", plan.baseline_bucket,
                            "Also compare with every job on at least this bucket (1-based)");
   plan_command->add_option("--write-expect", plan.write_expect,

@@ -25,6 +25,7 @@
 #include "h5ad_sizer/io/aws.hpp"
 #include "h5ad_sizer/io/s3.hpp"
 #include "h5ad_sizer/render/check_report.hpp"
+#include "h5ad_sizer/render/html_report.hpp"
 #include "h5ad_sizer/render/plan_report.hpp"
 #include "h5ad_sizer/buckets/expectation.hpp"
 #include "h5ad_sizer/source.hpp"
@@ -312,6 +313,13 @@ std::optional<std::string> first_table(const PlanOptions& options) {
 
 }  // namespace
 
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out = open_for_writing(path);
+  out << text;
+  out.flush();
+  if (!out) throw_unreadable(path + ": cannot write: " + std::strerror(errno));
+}
+
 int run_plan(const PlanOptions& options) {
   // The tables first: a configuration error ends the plan before it starts.
   std::vector<std::optional<std::string>> paths;
@@ -361,6 +369,7 @@ int run_plan(const PlanOptions& options) {
     summaries.push_back(summarize_plan(*summarized[i], outcomes[i], baseline));
   }
   const PlanSummary& summary = summaries.front();
+  if (options.html) write_text_file(*options.html, render_plan_html(summary, outcomes.front()));
   if (options.json) {
     nlohmann::ordered_json doc = plan_json(summary);
     if (tables.size() > 1) {

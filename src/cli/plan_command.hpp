@@ -25,6 +25,7 @@ struct PlanOptions {
   bool json = false;                  // the summary as JSON
   std::optional<std::size_t> baseline_bucket;  // 1-based
   std::optional<std::string> write_expect;     // the expectation file for `check`
+  std::optional<std::string> html;             // the page of the plan
   bool no_sign_request = false;
   bool allow_link_local = false;
   ReadLimits limits;
@@ -44,6 +45,10 @@ std::vector<std::string> plan_datasets(const PlanOptions& options);
 // several tables, each dataset is sized once per distinct runtime and job
 // profile among them, and every table's buckets chosen from that.
 int run_plan(const PlanOptions& options);
+
+// Writes `text` to `path`, replacing it. Throws Error(input_unreadable)
+// naming the file when it cannot be written.
+void write_text_file(const std::string& path, const std::string& text);
 
 // What `check` is asked: the datasets as for `plan`, and what to compare.
 struct CheckOptions {

@@ -45,19 +45,7 @@ std::string difference(const CheckResult& r, const std::string& origin) {
   return "";
 }
 
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (char c : printable(text)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string xml_escaped(const std::string& text) { return markup_escape(printable(text)); }
 
 std::size_t differing(const std::vector<CheckResult>& results) {
   std::size_t n = 0;

@@ -16,12 +16,6 @@ std::string count_text(std::size_t n, const char* one, const char* many) {
 
 std::size_t datasets(const PlanSummary& summary) { return summary.sized + summary.failed.size(); }
 
-// A price as the table gives it, to the cent.
-std::string price_text(double price) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", price);
-  return text;
-}
 
 }  // namespace
 

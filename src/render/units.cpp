@@ -56,4 +56,26 @@ std::string format_columns(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
+std::string price_text(double price) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", price);
+  return text;
+}
+
+std::string markup_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace h5ad_sizer

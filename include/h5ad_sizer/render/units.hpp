@@ -13,6 +13,10 @@ std::string human_bytes(std::uint64_t bytes);
 std::string percent(std::uint64_t part, std::uint64_t whole);
 // "700 x 765", "" for a scalar.
 std::string shape_text(const std::vector<std::uint64_t>& shape);
+// A price to the cent: "0.80".
+std::string price_text(double price);
+// Text for XML or HTML: & < > " ' escaped.
+std::string markup_escape(const std::string& text);
 // Rows of cells as aligned columns two spaces apart, numbers (where
 // `right_aligned[column]`) to the right; no trailing spaces. Every row has
 // right_aligned.size() cells.
