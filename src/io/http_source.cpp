@@ -173,6 +173,15 @@ class HttpSource final : public ByteSource {
                                                    m_options.max_read_ahead_bytes)
                          : block;
       bytes = std::max(bytes, m_read_ahead);
+      // Misses close after the last fetch mean a region dense with
+      // metadata (a frame's columns, uns's many small entries): fetch more
+      // of it each time, until a miss lands far away.
+      const std::uint64_t gap = start_byte > m_next_sequential ? start_byte - m_next_sequential
+                                                               : m_next_sequential - start_byte;
+      const bool near = gap <= m_options.dense_gap_bytes;
+      m_dense_ahead = near ? std::min<std::uint64_t>(std::max(m_dense_ahead, block) * 2, m_options.max_dense_ahead_bytes)
+                           : 0;
+      bytes = std::max(bytes, m_dense_ahead);
       bytes = std::max<std::uint64_t>(bytes, (wanted_last - b + 1) * block);
       // Stop the read-ahead at the first block we already hold.
       std::uint64_t stop = start_byte + bytes;
@@ -389,6 +398,7 @@ class HttpSource final : public ByteSource {
   std::map<std::uint64_t, std::vector<char>> m_blocks;
   std::uint64_t m_next_sequential = 0;
   std::uint64_t m_read_ahead = 0;
+  std::uint64_t m_dense_ahead = 0;
   int m_redirects = 0;
   std::mt19937 m_random;
   IoStats m_stats;

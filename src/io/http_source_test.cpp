@@ -82,6 +82,32 @@ TEST_F(HttpSourceTest, AReadInPiecesCostsOneRequest) {
   EXPECT_EQ(source->stats().requests, 2u);  // the first request and this one
 }
 
+TEST_F(HttpSourceTest, MissesCloseTogetherFetchMoreEachTime) {
+  // Metadata scattered through a region: each miss near the last fetch
+  // doubles what is fetched, up to the cap; a far miss starts over.
+  HttpOptions options;
+  options.first_read_bytes = 64 * kKiB;
+  options.dense_gap_bytes = 256 * kKiB;
+  options.max_dense_ahead_bytes = 512 * kKiB;
+  auto source = open_http(m_server->http("/blob.bin"), "blob", options);
+  std::vector<unsigned char> data(4 * kKiB);
+  std::uint64_t before = source->stats().bytes_read;
+  auto fetched_at = [&](std::uint64_t offset) {
+    source->read(offset, data.size(), data.data());
+    expect_pattern(data, offset);
+    const std::uint64_t fetched = source->stats().bytes_read - before;
+    before = source->stats().bytes_read;
+    return fetched;
+  };
+  EXPECT_EQ(fetched_at(512 * kKiB), 128 * kKiB);   // far from the first: the block and the next
+  EXPECT_EQ(fetched_at(768 * kKiB), 128 * kKiB);   // near: 2 x 64 KiB, no more than the miss takes
+  EXPECT_EQ(fetched_at(1024 * kKiB), 256 * kKiB);  // near again: doubled
+  EXPECT_EQ(fetched_at(1536 * kKiB), 512 * kKiB);
+  EXPECT_EQ(fetched_at(2304 * kKiB), 512 * kKiB);  // the cap
+  EXPECT_EQ(fetched_at(3840 * kKiB), 128 * kKiB);  // far: back to the miss's own
+  EXPECT_EQ(source->stats().requests, 7u);
+}
+
 TEST(RedactUrl, HidesTheQueryString) {
   EXPECT_EQ(redact_url("https://b.s3.amazonaws.com/k.h5ad?X-Amz-Signature=abc"),
             "https://b.s3.amazonaws.com/k.h5ad?<redacted>");

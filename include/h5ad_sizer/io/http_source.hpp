@@ -40,6 +40,8 @@ struct HttpOptions {
   std::size_t first_read_bytes = 256 * 1024;         // the first request (superblock, root)
   std::size_t miss_lookahead_bytes = 64 * 1024;      // fetched past the end of a missed read
   std::size_t max_read_ahead_bytes = 8 * 1024 * 1024;
+  std::size_t dense_gap_bytes = 16 * 1024 * 1024;    // a miss this close to the last fetch's end ...
+  std::size_t max_dense_ahead_bytes = 4 * 1024 * 1024;  // ... doubles the next fetch, up to this
 };
 
 // A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
