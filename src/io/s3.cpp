@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <string_view>
 #include <thread>
 
 #include "h5ad_sizer/errors.hpp"
@@ -115,15 +116,16 @@ bool is_s3_prefix(const std::string& url) { return url.rfind("s3://", 0) == 0 &&
 
 S3ListPage parse_list_objects(const std::string& body) {
   S3ListPage page;
-  std::size_t at = 0;
-  while (true) {
-    std::size_t next = 0;
-    const std::string contents = xml_element(body, "Contents", at, &next);
-    if (next == std::string::npos) break;
-    // Keys are unescaped along with the element; a key cannot hold '<'.
-    const std::string key = xml_element(body.substr(at, next - at), "Key");
+  // Each <Contents> found in the raw text, its <Key> unescaped once: a key
+  // may hold '<' or '&', which the body carries escaped.
+  const std::string open = "<Contents>";
+  const std::string close = "</Contents>";
+  for (auto start = body.find(open); start != std::string::npos; start = body.find(open, start)) {
+    const auto end = body.find(close, start);
+    if (end == std::string::npos) break;
+    const std::string key = xml_element(std::string_view(body).substr(start, end - start), "Key");
     if (!key.empty()) page.keys.push_back(key);
-    at = next;
+    start = end + close.size();
   }
   page.truncated = xml_element(body, "IsTruncated") == "true";
   page.next_token = xml_element(body, "NextContinuationToken");

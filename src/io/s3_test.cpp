@@ -47,9 +47,11 @@ TEST(S3ListPage, KeysTokensAndEscapes) {
       "<Contents><Key>c/a&amp;b.h5ad</Key><Size>10</Size></Contents>"
       "<Contents><Key>c/&#233;t&#xE9;.h5ad</Key><Size>11</Size></Contents>"
       "<Contents><Key>c/notes.txt</Key></Contents>"
+      "<Contents><Key>c/a&lt;/Key&gt;b.h5ad</Key></Contents>"
       "<NextContinuationToken>1/a+b=</NextContinuationToken></ListBucketResult>";
   const S3ListPage page = parse_list_objects(body);
-  EXPECT_EQ(page.keys, (std::vector<std::string>{"c/a&b.h5ad", "c/\xC3\xA9t\xC3\xA9.h5ad", "c/notes.txt"}));
+  EXPECT_EQ(page.keys, (std::vector<std::string>{"c/a&b.h5ad", "c/\xC3\xA9t\xC3\xA9.h5ad", "c/notes.txt",
+                                                 "c/a</Key>b.h5ad"}));
   EXPECT_TRUE(page.truncated);
   EXPECT_EQ(page.next_token, "1/a+b=");
   const S3ListPage last = parse_list_objects("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>");
