@@ -1,7 +1,6 @@
 #include "h5ad_sizer/render/plan_report.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/render/units.hpp"
