@@ -151,6 +151,20 @@ void read_fixed(hid_t dataset, hid_t memory_type, const DatasetInfo& info,
   }
 }
 
+// The strings read in full (or measured) add up to what the references
+// say of them: a cheap proof that the references were found where they lie
+// (a compound's member offsets are worked out, not read).
+bool lengths_agree(const std::vector<std::uint64_t>& lengths, const StringSample& read) {
+  const std::size_t count = read.texts.size() + read.oversized_lengths.size();
+  if (count > lengths.size()) return false;
+  std::uint64_t said = 0;
+  for (std::size_t i = 0; i < count; ++i) said += lengths[i];
+  std::uint64_t found = 0;
+  for (const std::string& text : read.texts) found += text.size();
+  for (std::uint64_t length : read.oversized_lengths) found += length;
+  return said == found;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> sample_indices(std::uint64_t population, const SampleLimits& limits) {
@@ -187,29 +201,41 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
     return sample;
   }
 
-  if (member.empty() && info.dims.size() == 1) {
-    if (auto lengths = read_vlen_lengths(dataset, flat)) {
-      // Lengths for the whole sample; text for its first few strings only.
-      sample.lengths = std::move(*lengths);
-      flat.resize(std::min(flat.size(), limits.texts_with_lengths));
-      if (flat.empty()) return sample;
-    }
-  }
-
   BoundedAllocator allocator;
   allocator.max_each = limits.max_string_bytes;
   allocator.max_total = limits.max_total_bytes;
-  if (read_vlen(dataset, memory_type.get(), info, flat, allocator, sample.texts)) return sample;
+  const auto read_texts = [&](const std::vector<std::uint64_t>& indices) {
+    if (indices.empty()) return;
+    if (read_vlen(dataset, memory_type.get(), info, indices, allocator, sample.texts)) return;
+    // Some string is too large (or all together are): go one at a time, so
+    // a refused string costs us only its length.
+    sample.texts.clear();
+    for (std::uint64_t index : indices) {
+      if (read_vlen(dataset, memory_type.get(), info, {index}, allocator, sample.texts)) continue;
+      // HDF5 asks for length + 1 bytes (the terminator).
+      const std::uint64_t asked = allocator.refused.front();
+      sample.oversized_lengths.push_back(asked > 0 ? asked - 1 : 0);
+    }
+  };
 
-  // Some string is too large (or all together are): go one at a time, so a
-  // refused string costs us only its length.
-  sample.texts.clear();
-  for (std::uint64_t index : flat) {
-    if (read_vlen(dataset, memory_type.get(), info, {index}, allocator, sample.texts)) continue;
-    // HDF5 asks for length + 1 bytes (the terminator).
-    const std::uint64_t asked = allocator.refused.front();
-    sample.oversized_lengths.push_back(asked > 0 ? asked - 1 : 0);
+  // A sample no larger than its texts is read as text alone.
+  if (info.dims.size() == 1 && flat.size() > limits.texts_with_lengths) {
+    if (auto lengths = read_vlen_lengths(dataset, flat, member)) {
+      // Lengths for the whole sample; text for its first few strings only.
+      flat.resize(limits.texts_with_lengths);
+      read_texts(flat);
+      if (lengths_agree(*lengths, sample)) {
+        sample.lengths = std::move(*lengths);
+        return sample;
+      }
+      // The references say something the strings do not: the texts alone
+      // carry the sample.
+      sample.texts.clear();
+      sample.oversized_lengths.clear();
+      flat = sample_indices(info.elements, limits);
+    }
   }
+  read_texts(flat);
   return sample;
 }
 

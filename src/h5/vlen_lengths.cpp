@@ -3,6 +3,7 @@
 #include <lzf.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -29,6 +30,66 @@ std::size_t reference_size(hid_t dataset) {
   std::size_t sizeof_size = 0;
   check(H5Pget_sizes(creation.get(), &sizeof_addr, &sizeof_size), "reading file properties");
   return 4 + sizeof_addr + 4;
+}
+
+// Where each element's heap reference lies in the stored bytes.
+struct ReferenceLayout {
+  std::size_t stride = 0;  // bytes an element takes on disk
+  std::size_t offset = 0;  // where in it the reference starts
+};
+
+bool is_vlen_string(hid_t type) {
+  return H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0;
+}
+
+// A string dataset's elements are references. A compound's member offsets,
+// as HDF5 hands the type out, are those of memory, where a string is a
+// pointer; on disk each string member is a reference and every later member
+// moves by the difference (HDF5 lays the type out again that way when it
+// moves it between memory and file: H5T__set_loc). Members that could hold
+// strings further down (nested compounds, arrays, sequences) are not
+// followed: nullopt, and the text is read instead.
+std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member) {
+  const std::size_t reference = reference_size(dataset);
+  if (member.empty()) return ReferenceLayout{reference, 0};
+  Handle type(check(H5Dget_type(dataset), "reading the datatype"));
+  if (H5Tget_class(type.get()) != H5T_COMPOUND) return std::nullopt;
+  const int count = check(H5Tget_nmembers(type.get()), "reading the compound members");
+  struct Member {
+    std::size_t memory_offset;
+    std::size_t memory_size;
+    bool string;
+    bool wanted;
+  };
+  std::vector<Member> members;
+  for (int i = 0; i < count; ++i) {
+    const auto index = static_cast<unsigned>(i);
+    Handle member_type(check(H5Tget_member_type(type.get(), index), "reading a compound member"));
+    const H5T_class_t type_class = H5Tget_class(member_type.get());
+    if (type_class == H5T_COMPOUND || type_class == H5T_ARRAY || type_class == H5T_VLEN) return std::nullopt;
+    char* name = H5Tget_member_name(type.get(), index);
+    if (name == nullptr) fail("reading a compound member name");
+    const bool wanted = member == name;
+    H5free_memory(name);
+    members.push_back({H5Tget_member_offset(type.get(), index), H5Tget_size(member_type.get()),
+                       is_vlen_string(member_type.get()), wanted});
+  }
+  std::sort(members.begin(), members.end(),
+            [](const Member& a, const Member& b) { return a.memory_offset < b.memory_offset; });
+  std::size_t grown = 0;  // what the string members before this one added
+  std::optional<std::size_t> offset;
+  for (const Member& m : members) {
+    if (m.wanted) {
+      if (!m.string) return std::nullopt;
+      offset = m.memory_offset + grown;
+    }
+    if (m.string) {
+      if (m.memory_size > reference) return std::nullopt;
+      grown += reference - m.memory_size;
+    }
+  }
+  if (!offset) return std::nullopt;
+  return ReferenceLayout{H5Tget_size(type.get()) + grown, *offset};
 }
 
 std::uint64_t length_at(const unsigned char* reference) {
@@ -108,7 +169,7 @@ std::optional<Bytes> read_chunk(hid_t dataset, const std::vector<Filter>& filter
 }
 
 std::optional<std::vector<std::uint64_t>> chunked_lengths(hid_t dataset, hid_t creation,
-                                                          std::size_t reference,
+                                                          const ReferenceLayout& layout,
                                                           const std::vector<std::uint64_t>& flat) {
   hsize_t chunk_elements = 0;
   if (check(H5Pget_chunk(creation, 1, &chunk_elements), "reading the chunk shape") != 1 ||
@@ -123,16 +184,16 @@ std::optional<std::vector<std::uint64_t>> chunked_lengths(hid_t dataset, hid_t c
     const std::uint64_t number = index / chunk_elements;
     auto it = chunks.find(number);
     if (it == chunks.end()) {
-      auto chunk = read_chunk(dataset, filters, number * chunk_elements, chunk_elements * reference);
+      auto chunk = read_chunk(dataset, filters, number * chunk_elements, chunk_elements * layout.stride);
       if (!chunk) return std::nullopt;
       it = chunks.emplace(number, std::move(*chunk)).first;
     }
-    lengths.push_back(length_at(it->second.data() + (index % chunk_elements) * reference));
+    lengths.push_back(length_at(it->second.data() + (index % chunk_elements) * layout.stride + layout.offset));
   }
   return lengths;
 }
 
-std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, std::size_t reference,
+std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, const ReferenceLayout& layout,
                                                              const std::vector<std::uint64_t>& flat) {
   const haddr_t address = H5Dget_offset(dataset);
   if (address == HADDR_UNDEF) return std::nullopt;  // never written
@@ -147,13 +208,15 @@ std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, std:
   for (std::size_t start = 0; start < flat.size();) {
     std::size_t end = start + 1;
     while (end < flat.size() && flat[end] == flat[end - 1] + 1) ++end;
-    buffer.resize((end - start) * reference);
-    const std::uint64_t offset = address + flat[start] * reference;
+    buffer.resize((end - start) * layout.stride);
+    const std::uint64_t offset = address + flat[start] * layout.stride;
     if (offset + buffer.size() > source->size()) {
       throw Failure("string references past the end of the file");
     }
     source->read(offset, buffer.size(), buffer.data());
-    for (std::size_t i = 0; i < end - start; ++i) lengths.push_back(length_at(&buffer[i * reference]));
+    for (std::size_t i = 0; i < end - start; ++i) {
+      lengths.push_back(length_at(&buffer[i * layout.stride + layout.offset]));
+    }
     start = end;
   }
   return lengths;
@@ -162,15 +225,17 @@ std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, std:
 }  // namespace
 
 std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
-                                                            const std::vector<std::uint64_t>& flat) {
+                                                            const std::vector<std::uint64_t>& flat,
+                                                            const std::string& member) {
   if (flat.empty()) return std::vector<std::uint64_t>{};
-  const std::size_t reference = reference_size(dataset);
+  const auto layout = reference_layout(dataset, member);
+  if (!layout) return std::nullopt;
   Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   switch (H5Pget_layout(creation.get())) {
     case H5D_CONTIGUOUS:
-      return contiguous_lengths(dataset, reference, flat);
+      return contiguous_lengths(dataset, *layout, flat);
     case H5D_CHUNKED:
-      return chunked_lengths(dataset, creation.get(), reference, flat);
+      return chunked_lengths(dataset, creation.get(), *layout, flat);
     default:
       return std::nullopt;  // compact: tiny, read the text
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,85 @@ TEST(VlenLengths, FilesNotOpenedThroughAByteSourceAreLeftToTheTextReader) {
 TEST(VlenLengths, CompactStorageIsLeftToTheTextReader) {
   Fixture f(Storage::compact, {"a", "bb"});
   EXPECT_EQ(read_vlen_lengths(f.dataset.get(), {0, 1}), std::nullopt);
+}
+
+// A record array as numpy lays one out in memory, padded and aligned, with
+// string members before, between and after numbers (so their file offsets
+// differ from their memory ones): {int32 a, str s, float64 f, str t, int8 b}.
+struct Record {
+  std::int32_t a;
+  const char* s;
+  double f;
+  const char* t;
+  std::int8_t b;
+};
+
+struct CompoundFixture {
+  testing::ScopedTempDir dir;
+  std::unique_ptr<io::ByteSource> bytes;
+  Handle file;
+  Handle dataset;
+  std::vector<std::string> s_values;
+  std::vector<std::string> t_values;
+
+  CompoundFixture(Storage storage, bool nested = false) {
+    for (int i = 0; i < 300; ++i) {
+      s_values.push_back(std::string(static_cast<std::size_t>(i % 41), 's'));
+      t_values.push_back(std::string(static_cast<std::size_t>((i * 7) % 23), 't'));
+    }
+    const std::string path = dir.file("r.h5");
+    Handle string_type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(string_type.get(), H5T_VARIABLE);
+    Handle type(H5Tcreate(H5T_COMPOUND, sizeof(Record)));
+    H5Tinsert(type.get(), "a", HOFFSET(Record, a), H5T_NATIVE_INT32);
+    H5Tinsert(type.get(), "s", HOFFSET(Record, s), string_type.get());
+    H5Tinsert(type.get(), "f", HOFFSET(Record, f), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type.get(), "t", HOFFSET(Record, t), string_type.get());
+    H5Tinsert(type.get(), "b", HOFFSET(Record, b), H5T_NATIVE_INT8);
+    std::vector<Record> records;
+    for (std::size_t i = 0; i < s_values.size(); ++i) {
+      records.push_back({static_cast<std::int32_t>(i), s_values[i].c_str(), 0.5, t_values[i].c_str(), 1});
+    }
+    Handle stored(H5Tcopy(type.get()));
+    if (nested) {
+      // The record inside another compound: not followed.
+      stored = Handle(H5Tcreate(H5T_COMPOUND, sizeof(Record)));
+      H5Tinsert(stored.get(), "inner", 0, type.get());
+    }
+    Handle create(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t chunk = 64;
+    if (storage == Storage::chunked_filtered) {
+      H5Pset_chunk(create.get(), 1, &chunk);
+      H5Pset_shuffle(create.get());
+      H5Pset_deflate(create.get(), 6);
+    }
+    {
+      Handle out(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+      hsize_t count = records.size();
+      Handle space(H5Screate_simple(1, &count, nullptr));
+      Handle written(H5Dcreate2(out.get(), "r", stored.get(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT));
+      EXPECT_GE(H5Dwrite(written.get(), stored.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, records.data()), 0);
+    }
+    bytes = io::open_local_file(path);
+    file = open_file(*bytes, path);
+    dataset = Handle(check(H5Dopen2(file.get(), "r", H5P_DEFAULT), "open"));
+  }
+};
+
+TEST(VlenLengths, ReadForTheStringMembersOfARecordArray) {
+  for (Storage storage : {Storage::contiguous, Storage::chunked_filtered}) {
+    CompoundFixture f(storage);
+    EXPECT_EQ(read_vlen_lengths(f.dataset.get(), kSample, "s"), expected_lengths(f.s_values, kSample));
+    EXPECT_EQ(read_vlen_lengths(f.dataset.get(), kSample, "t"), expected_lengths(f.t_values, kSample));
+  }
+}
+
+TEST(VlenLengths, NumberMembersAndNestedRecordsAreLeftToTheTextReader) {
+  CompoundFixture f(Storage::contiguous);
+  EXPECT_EQ(read_vlen_lengths(f.dataset.get(), kSample, "f"), std::nullopt);
+  EXPECT_EQ(read_vlen_lengths(f.dataset.get(), kSample, "missing"), std::nullopt);
+  CompoundFixture nested(Storage::contiguous, /*nested=*/true);
+  EXPECT_EQ(read_vlen_lengths(nested.dataset.get(), kSample, "inner"), std::nullopt);
 }
 
 }  // namespace
