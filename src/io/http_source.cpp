@@ -17,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/text.hpp"
 
@@ -154,49 +155,14 @@ class HttpSource final : public ByteSource {
     const std::uint64_t block = m_options.block_bytes;
     const std::uint64_t first = offset / block;
     const std::uint64_t last = (offset + length - 1) / block;
-    // A missed read also brings what follows it: HDF5 reads a global heap
-    // collection or an object header in pieces, its first 4 KiB and then the
-    // rest, and the next object is usually close by.
-    const std::uint64_t wanted_last = (offset + length - 1 + m_options.miss_lookahead_bytes) / block;
-    for (std::uint64_t b = first; b <= last;) {
-      if (m_blocks.count(b) > 0) {
-        ++b;
-        continue;
-      }
-      // A run of missing blocks, fetched at once with read-ahead.
-      std::uint64_t end = b;
-      while (end + 1 <= last && m_blocks.count(end + 1) == 0) ++end;
-      const std::uint64_t start_byte = b * block;
-      std::uint64_t bytes = (end - b + 1) * block;
-      m_read_ahead = start_byte == m_next_sequential
-                         ? std::min<std::uint64_t>(std::max(m_read_ahead, block) * 2,
-                                                   m_options.max_read_ahead_bytes)
-                         : block;
-      bytes = std::max(bytes, m_read_ahead);
-      // Misses close after the last fetch mean a region dense with
-      // metadata (a frame's columns, uns's many small entries): fetch more
-      // of it each time, until a miss lands far away.
-      const std::uint64_t gap = start_byte > m_next_sequential ? start_byte - m_next_sequential
-                                                               : m_next_sequential - start_byte;
-      const bool near = gap <= m_options.dense_gap_bytes;
-      m_dense_ahead = near ? std::min<std::uint64_t>(std::max(m_dense_ahead, block) * 2, m_options.max_dense_ahead_bytes)
-                           : 0;
-      bytes = std::max(bytes, m_dense_ahead);
-      bytes = std::max<std::uint64_t>(bytes, (wanted_last - b + 1) * block);
-      // Stop the read-ahead at the first block we already hold.
-      std::uint64_t stop = start_byte + bytes;
-      for (std::uint64_t c = end + 1; c * block < stop; ++c) {
-        if (m_blocks.count(c) > 0) {
-          stop = c * block;
-          break;
-        }
-      }
-      fetch(start_byte, stop - start_byte);
-      b = end + 1;
-    }
+    bool missed = false;
+    for (std::uint64_t b = first; b <= last && !missed; ++b) missed = m_blocks.count(b) == 0;
+    if (missed) fetch_around(offset, length);
     auto* cursor = static_cast<char*>(out);
     for (std::uint64_t b = first; b <= last; ++b) {
-      const std::vector<char>& data = m_blocks.at(b);
+      Block& cached = m_blocks.at(b);
+      cached.used = true;
+      const std::vector<char>& data = cached.data;
       const std::uint64_t block_start = b * block;
       const std::uint64_t from = std::max(offset, block_start);
       const std::uint64_t to = std::min<std::uint64_t>(offset + length, block_start + data.size());
@@ -209,7 +175,46 @@ class HttpSource final : public ByteSource {
   const IoStats& stats() const override { return m_stats; }
 
  private:
-  // GETs [offset, offset + length) (clipped to the file) into the cache.
+  struct Block {
+    std::vector<char> data;
+    std::uint64_t fetch = 0;  // which fetch brought it
+    bool used = false;        // whether any read has wanted it
+  };
+
+  // A miss at [offset, offset + length): one request for its blocks and a
+  // window around them. HDF5 writers put an object's metadata next to its
+  // neighbours', before and after it (h5py writes a group's members one
+  // after the other, each header before its data), so the window reaches
+  // a quarter behind the miss and three quarters ahead. It doubles while
+  // it pays: when the previous fetch brought blocks that a read then
+  // wanted besides the miss itself; a fetch whose extra blocks went unread
+  // (a miss among large data) starts again from the smallest window.
+  void fetch_around(std::uint64_t offset, std::uint64_t length) {
+    const std::uint64_t block = m_options.block_bytes;
+    std::uint64_t paid = 0;
+    for (std::uint64_t b = m_last_fetch_first; b < m_last_fetch_end; ++b) {
+      if (b >= m_last_wanted_first && b <= m_last_wanted_last) continue;
+      const auto it = m_blocks.find(b);
+      if (it != m_blocks.end() && it->second.fetch == m_fetches && it->second.used) ++paid;
+    }
+    m_window = paid > 0 ? std::min<std::uint64_t>(m_window * 2, m_options.max_window_bytes)
+                        : m_options.initial_window_bytes;
+    const std::uint64_t behind = m_window / 4;
+    std::uint64_t from = (offset > behind ? offset - behind : 0) / block;
+    const std::uint64_t ahead = std::max<std::uint64_t>(length + m_options.miss_lookahead_bytes, m_window - behind);
+    std::uint64_t to = (checked_add(offset, ahead) - 1) / block;  // the last block, inclusive
+    to = std::min<std::uint64_t>(to, (m_size - 1) / block);
+    // Held blocks at either end of the window are not fetched again; held
+    // ones inside it are (one request beats two).
+    while (from < to && m_blocks.count(from) > 0) ++from;
+    while (to > from && m_blocks.count(to) > 0) --to;
+    m_last_wanted_first = offset / block;
+    m_last_wanted_last = (offset + length - 1) / block;
+    fetch(from * block, (to - from + 1) * block);
+  }
+
+  // GETs [offset, offset + length) (clipped to the file) into the cache;
+  // blocks already held keep what they hold.
   void fetch(std::uint64_t offset, std::uint64_t length) {
     if (m_size_known) length = offset < m_size ? std::min(length, m_size - offset) : 0;
     if (length == 0) return;
@@ -229,14 +234,20 @@ class HttpSource final : public ByteSource {
       if (response.status == 416) return;
     }
     const std::uint64_t block = m_options.block_bytes;
+    ++m_fetches;
+    m_last_fetch_first = offset / block;
+    m_last_fetch_end = m_last_fetch_first;
     for (std::uint64_t at = 0; at < response.body.size(); at += block) {
       const std::uint64_t take = std::min<std::uint64_t>(block, response.body.size() - at);
       // Only whole blocks, or the file's last one, are cached.
       if (take < block && offset + at + take < m_size) break;
-      m_blocks[(offset + at) / block].assign(response.body.begin() + static_cast<std::ptrdiff_t>(at),
-                                              response.body.begin() + static_cast<std::ptrdiff_t>(at + take));
+      m_last_fetch_end = (offset + at) / block + 1;
+      auto [it, added] = m_blocks.try_emplace((offset + at) / block);
+      if (!added) continue;
+      it->second.fetch = m_fetches;
+      it->second.data.assign(response.body.begin() + static_cast<std::ptrdiff_t>(at),
+                             response.body.begin() + static_cast<std::ptrdiff_t>(at + take));
     }
-    m_next_sequential = offset + response.body.size();
   }
 
   Response request(std::uint64_t offset, std::uint64_t length) {
@@ -395,10 +406,13 @@ class HttpSource final : public ByteSource {
   CURL* m_curl = nullptr;
   std::uint64_t m_size = 0;
   bool m_size_known = false;
-  std::map<std::uint64_t, std::vector<char>> m_blocks;
-  std::uint64_t m_next_sequential = 0;
-  std::uint64_t m_read_ahead = 0;
-  std::uint64_t m_dense_ahead = 0;
+  std::map<std::uint64_t, Block> m_blocks;
+  std::uint64_t m_fetches = 0;            // fetches made so far; the last one's number
+  std::uint64_t m_last_fetch_first = 0;   // blocks the last fetch brought: [first, end)
+  std::uint64_t m_last_fetch_end = 0;
+  std::uint64_t m_last_wanted_first = 0;  // and the blocks its miss wanted
+  std::uint64_t m_last_wanted_last = 0;
+  std::uint64_t m_window = 0;
   int m_redirects = 0;
   std::mt19937 m_random;
   IoStats m_stats;

@@ -13,23 +13,35 @@ namespace h5ad_sizer::io {
 namespace {
 
 
-// nginx serving one 4 MiB file whose byte i is i % 251.
+// nginx serving one 4 MiB file whose byte i is i % 251, started once for
+// the suite.
 class HttpSourceTest : public ::testing::Test {
  protected:
-  HttpSourceTest() {
+  static void SetUpTestSuite() {
+    root = new testing::ScopedTempDir;
     std::vector<char> bytes(4 * kMiB);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i % 251);
-    std::ofstream(m_root.file("blob.bin"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    m_server = std::make_unique<testing::NginxServer>(m_root.file(""));
+    std::ofstream(root->file("blob.bin"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    server = new testing::NginxServer(root->file(""));
   }
-  std::unique_ptr<ByteSource> open() { return open_http(m_server->http("/blob.bin"), "blob"); }
+  static void TearDownTestSuite() {
+    delete server;
+    server = nullptr;
+    delete root;
+    root = nullptr;
+  }
+  static std::string url() { return server->http("/blob.bin"); }
+  std::unique_ptr<ByteSource> open() { return open_http(url(), "blob"); }
   static void expect_pattern(const std::vector<unsigned char>& data, std::uint64_t offset) {
     for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], (offset + i) % 251) << i;
   }
 
-  testing::ScopedTempDir m_root;
-  std::unique_ptr<testing::NginxServer> m_server;
+  static testing::ScopedTempDir* root;
+  static testing::NginxServer* server;
 };
+
+testing::ScopedTempDir* HttpSourceTest::root = nullptr;
+testing::NginxServer* HttpSourceTest::server = nullptr;
 
 const std::size_t kFirst = HttpOptions{}.first_read_bytes;  // 256 KiB
 
@@ -44,29 +56,67 @@ TEST_F(HttpSourceTest, FirstRequestGivesSizeAndTheFirstBytes) {
   EXPECT_EQ(source->stats().requests, 1u);  // served from the cache
 }
 
-TEST_F(HttpSourceTest, SequentialReadsDoubleTheReadAhead) {
-  auto source = open();
-  std::vector<unsigned char> data(64 * kKiB);
-  source->read(kFirst, data.size(), data.data());  // continues the first request
-  expect_pattern(data, kFirst);
-  EXPECT_EQ(source->stats().bytes_read, kFirst + 128 * kKiB);
-  source->read(kFirst + 128 * kKiB, data.size(), data.data());
-  expect_pattern(data, kFirst + 128 * kKiB);
-  EXPECT_EQ(source->stats().bytes_read, kFirst + 128 * kKiB + 256 * kKiB);
-  EXPECT_EQ(source->stats().requests, 3u);
-}
-
-TEST_F(HttpSourceTest, AFarReadFetchesItsBlocksAndTheNextInOneRequest) {
+TEST_F(HttpSourceTest, AMissFetchesAWindowAroundIt) {
+  // 512 KiB: a quarter before the miss, the rest after it. From 128 KiB
+  // before byte 3 MiB + 10 to 384 KiB after it: the nine blocks 46-54.
   auto source = open();
   std::vector<unsigned char> data(100 * kKiB);  // spans two 64 KiB blocks
   source->read(3 * kMiB + 10, data.size(), data.data());
   expect_pattern(data, 3 * kMiB + 10);
   EXPECT_EQ(source->stats().requests, 2u);
-  EXPECT_EQ(source->stats().bytes_read, kFirst + 192 * kKiB);
+  EXPECT_EQ(source->stats().bytes_read, kFirst + 9 * 64 * kKiB);
+  std::vector<unsigned char> behind(1000);
+  source->read(3 * kMiB - 100 * kKiB, behind.size(), behind.data());
+  expect_pattern(behind, 3 * kMiB - 100 * kKiB);
+  EXPECT_EQ(source->stats().requests, 2u);
   // The last partial block of the file is fine too.
   std::vector<unsigned char> tail(10);
   source->read(4 * kMiB - 10, tail.size(), tail.data());
   expect_pattern(tail, 4 * kMiB - 10);
+}
+
+TEST_F(HttpSourceTest, TheWindowGrowsWhileWhatItBringsIsRead) {
+  auto source = open();
+  std::vector<unsigned char> data(4 * kKiB);
+  std::uint64_t before = source->stats().bytes_read;
+  auto fetched_at = [&](std::uint64_t offset) {
+    source->read(offset, data.size(), data.data());
+    expect_pattern(data, offset);
+    const std::uint64_t fetched = source->stats().bytes_read - before;
+    before = source->stats().bytes_read;
+    return fetched;
+  };
+  // Nothing past the first read's first block was read: the smallest
+  // window, its part behind the miss already held.
+  EXPECT_EQ(fetched_at(kFirst), 384 * kKiB);
+  EXPECT_EQ(fetched_at(kFirst + 64 * kKiB), 0u);  // read from what the window brought
+  // So the next window is twice as large (1 MiB, from 256 KiB behind).
+  EXPECT_EQ(fetched_at(640 * kKiB), 768 * kKiB);
+  // Its extra blocks went unread: back to 512 KiB.
+  EXPECT_EQ(fetched_at(3 * kMiB), 512 * kKiB);
+  EXPECT_EQ(source->stats().requests, 4u);
+}
+
+TEST_F(HttpSourceTest, TheWindowStopsGrowingAtItsMaximum) {
+  HttpOptions options;
+  options.first_read_bytes = 64 * kKiB;
+  options.initial_window_bytes = 128 * kKiB;
+  options.max_window_bytes = 256 * kKiB;
+  auto source = open_http(url(), "blob", options);
+  std::vector<unsigned char> data(4 * kKiB);
+  std::vector<std::uint64_t> fetched;
+  std::uint64_t before = source->stats().bytes_read;
+  // A scan that reads every block: each window pays.
+  for (std::uint64_t offset = 64 * kKiB; offset < 2 * kMiB; offset += 64 * kKiB) {
+    source->read(offset, data.size(), data.data());
+    expect_pattern(data, offset);
+    if (source->stats().bytes_read != before) fetched.push_back(source->stats().bytes_read - before);
+    before = source->stats().bytes_read;
+  }
+  ASSERT_GE(fetched.size(), 3u);
+  EXPECT_EQ(fetched[0], 128 * kKiB);  // the first read's block 0 was the only one it held
+  EXPECT_EQ(fetched[1], 192 * kKiB);  // 256 KiB, its first quarter held
+  for (std::size_t i = 2; i < fetched.size(); ++i) EXPECT_EQ(fetched[i], 192 * kKiB) << i;
 }
 
 TEST_F(HttpSourceTest, AReadInPiecesCostsOneRequest) {
@@ -80,32 +130,6 @@ TEST_F(HttpSourceTest, AReadInPiecesCostsOneRequest) {
   source->read(start + head.size(), rest.size(), rest.data());
   expect_pattern(rest, start + head.size());
   EXPECT_EQ(source->stats().requests, 2u);  // the first request and this one
-}
-
-TEST_F(HttpSourceTest, MissesCloseTogetherFetchMoreEachTime) {
-  // Metadata scattered through a region: each miss near the last fetch
-  // doubles what is fetched, up to the cap; a far miss starts over.
-  HttpOptions options;
-  options.first_read_bytes = 64 * kKiB;
-  options.dense_gap_bytes = 256 * kKiB;
-  options.max_dense_ahead_bytes = 512 * kKiB;
-  auto source = open_http(m_server->http("/blob.bin"), "blob", options);
-  std::vector<unsigned char> data(4 * kKiB);
-  std::uint64_t before = source->stats().bytes_read;
-  auto fetched_at = [&](std::uint64_t offset) {
-    source->read(offset, data.size(), data.data());
-    expect_pattern(data, offset);
-    const std::uint64_t fetched = source->stats().bytes_read - before;
-    before = source->stats().bytes_read;
-    return fetched;
-  };
-  EXPECT_EQ(fetched_at(512 * kKiB), 128 * kKiB);   // far from the first: the block and the next
-  EXPECT_EQ(fetched_at(768 * kKiB), 128 * kKiB);   // near: 2 x 64 KiB, no more than the miss takes
-  EXPECT_EQ(fetched_at(1024 * kKiB), 256 * kKiB);  // near again: doubled
-  EXPECT_EQ(fetched_at(1536 * kKiB), 512 * kKiB);
-  EXPECT_EQ(fetched_at(2304 * kKiB), 512 * kKiB);  // the cap
-  EXPECT_EQ(fetched_at(3840 * kKiB), 128 * kKiB);  // far: back to the miss's own
-  EXPECT_EQ(source->stats().requests, 7u);
 }
 
 TEST(RedactUrl, HidesTheQueryString) {

@@ -38,18 +38,20 @@ struct HttpOptions {
   std::chrono::milliseconds first_backoff{200};      // doubled each retry, with jitter
   std::size_t block_bytes = 64 * 1024;               // cache granule
   std::size_t first_read_bytes = 256 * 1024;         // the first request (superblock, root)
-  std::size_t miss_lookahead_bytes = 64 * 1024;      // fetched past the end of a missed read
-  std::size_t max_read_ahead_bytes = 8 * 1024 * 1024;
-  std::size_t dense_gap_bytes = 16 * 1024 * 1024;    // a miss this close to the last fetch's end ...
-  std::size_t max_dense_ahead_bytes = 4 * 1024 * 1024;  // ... doubles the next fetch, up to this
+  std::size_t miss_lookahead_bytes = 64 * 1024;      // fetched past the end of a missed read, at least
+  // A miss fetches a window around itself; it doubles after a fetch whose
+  // extra blocks were read, up to the maximum (docs/remote.md has how these
+  // were chosen).
+  std::size_t initial_window_bytes = 512 * 1024;
+  std::size_t max_window_bytes = 4 * 1024 * 1024;
 };
 
 // A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
 // presigned GET URL refuses it): the first GET's Content-Range gives the
-// size. Reads go through a block cache; a missed read brings the block after
-// it too, a read that continues the previous one doubles the read-ahead, so a
-// sequential scan costs few requests, and adjacent missing blocks are fetched
-// in one request. Retries 5xx, 429,
+// size. Reads go through a block cache; a missed read brings a window of
+// blocks around it in one request, a window that grows while what it brings
+// is read (metadata clustered together, a sequential scan) and shrinks when
+// not. Retries 5xx, 429,
 // timeouts and resets with exponential backoff and jitter; 403 and 404 are
 // final. A server that ignores Range is refused, never downloaded.
 //
