@@ -275,7 +275,8 @@ void ElementReader::sample_strings(hid_t dataset, const h5::DatasetInfo& info,
                    " B";
     sample.oversized_lengths.push_back(kAssumedStringLength);
   } else {
-    sample = h5::sample_strings(dataset, info, member, m_limits);
+    if (!m_heap) m_heap = std::make_unique<h5::StringHeap>(dataset);
+    sample = h5::sample_strings(dataset, info, member, m_limits, m_heap.get());
     std::uint64_t text_bytes = 0;
     if (sample.lengths.empty()) {
       for (const auto& t : sample.texts) text_bytes += t.size();

@@ -185,7 +185,7 @@ std::vector<std::uint64_t> sample_indices(std::uint64_t population, const Sample
 }
 
 StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::string& member,
-                            const SampleLimits& limits) {
+                            const SampleLimits& limits, StringHeap* heap) {
   StringSample sample;
   sample.population = info.elements;
   const TypeInfo& type = string_type_of(info, member);
@@ -218,21 +218,31 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
     }
   };
 
-  // A sample no larger than its texts is read as text alone.
-  if (info.dims.size() == 1 && flat.size() > limits.texts_with_lengths) {
-    if (auto lengths = read_vlen_lengths(dataset, flat, member)) {
-      // Lengths for the whole sample; text for its first few strings only.
-      flat.resize(limits.texts_with_lengths);
-      read_texts(flat);
-      if (lengths_agree(*lengths, sample)) {
-        sample.lengths = std::move(*lengths);
+  std::optional<StringHeap> own_heap;
+  if (info.dims.size() == 1 && heap == nullptr) heap = &own_heap.emplace(dataset);
+  if (info.dims.size() == 1) {
+    if (auto references = heap->references(dataset, flat, member)) {
+      // Text for the sample's first few strings, from the heap directly
+      // when it can be (else through HDF5); lengths for all of it.
+      const std::size_t with_text = std::min(flat.size(), limits.texts_with_lengths);
+      const std::vector<HeapReference> first(references->begin(),
+                                             references->begin() + static_cast<std::ptrdiff_t>(with_text));
+      if (!heap->texts(first, {limits.max_string_bytes, limits.max_total_bytes}, sample.texts,
+                       sample.oversized_lengths)) {
+        read_texts(std::vector<std::uint64_t>(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(with_text)));
+      }
+      if (with_text == flat.size()) return sample;  // the texts are the sample
+      std::vector<std::uint64_t> lengths;
+      lengths.reserve(references->size());
+      for (const HeapReference& reference : *references) lengths.push_back(reference.length);
+      if (lengths_agree(lengths, sample)) {
+        sample.lengths = std::move(lengths);
         return sample;
       }
       // The references say something the strings do not: the texts alone
       // carry the sample.
       sample.texts.clear();
       sample.oversized_lengths.clear();
-      flat = sample_indices(info.elements, limits);
     }
   }
   read_texts(flat);

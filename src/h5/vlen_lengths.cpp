@@ -4,8 +4,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
@@ -22,20 +26,38 @@ struct Filter {
   std::vector<unsigned> values;
 };
 
-// {uint32 length, address (sizeof_addr bytes), uint32 collection index}
-std::size_t reference_size(hid_t dataset) {
-  Handle file(check(H5Iget_file_id(dataset), "finding the file"));
+StringHeap::Geometry geometry_of(hid_t object) {
+  Handle file(check(H5Iget_file_id(object), "finding the file"));
   Handle creation(check(H5Fget_create_plist(file.get()), "reading file properties"));
-  std::size_t sizeof_addr = 0;
-  std::size_t sizeof_size = 0;
-  check(H5Pget_sizes(creation.get(), &sizeof_addr, &sizeof_size), "reading file properties");
-  return 4 + sizeof_addr + 4;
+  StringHeap::Geometry geometry;
+  check(H5Pget_sizes(creation.get(), &geometry.sizeof_addr, &geometry.sizeof_size), "reading file properties");
+  hsize_t user_block = 0;
+  check(H5Pget_userblock(creation.get(), &user_block), "reading file properties");
+  geometry.base = user_block;
+  return geometry;
 }
 
-// Where each element's heap reference lies in the stored bytes.
+std::uint64_t little_endian(const unsigned char* bytes, std::size_t width) {
+  std::uint64_t value = 0;
+  for (std::size_t i = width; i-- > 0;) value = value << 8 | bytes[i];
+  return value;
+}
+
+// Where each element's heap reference lies in the stored bytes:
+// {uint32 length, collection address (sizeof_addr bytes), uint32 object}.
 struct ReferenceLayout {
   std::size_t stride = 0;  // bytes an element takes on disk
   std::size_t offset = 0;  // where in it the reference starts
+  std::size_t sizeof_addr = 8;
+
+  HeapReference at(const unsigned char* element) const {
+    const unsigned char* reference = element + offset;
+    HeapReference out;
+    out.length = little_endian(reference, 4);
+    out.collection = little_endian(reference + 4, sizeof_addr);
+    out.object = static_cast<std::uint32_t>(little_endian(reference + 4 + sizeof_addr, 4));
+    return out;
+  }
 };
 
 bool is_vlen_string(hid_t type) {
@@ -49,9 +71,10 @@ bool is_vlen_string(hid_t type) {
 // moves it between memory and file: H5T__set_loc). Members that could hold
 // strings further down (nested compounds, arrays, sequences) are not
 // followed: nullopt, and the text is read instead.
-std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member) {
-  const std::size_t reference = reference_size(dataset);
-  if (member.empty()) return ReferenceLayout{reference, 0};
+std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member,
+                                               std::size_t sizeof_addr) {
+  const std::size_t reference = 4 + sizeof_addr + 4;
+  if (member.empty()) return ReferenceLayout{reference, 0, sizeof_addr};
   Handle type(check(H5Dget_type(dataset), "reading the datatype"));
   if (H5Tget_class(type.get()) != H5T_COMPOUND) return std::nullopt;
   const int count = check(H5Tget_nmembers(type.get()), "reading the compound members");
@@ -89,12 +112,7 @@ std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string
     }
   }
   if (!offset) return std::nullopt;
-  return ReferenceLayout{H5Tget_size(type.get()) + grown, *offset};
-}
-
-std::uint64_t length_at(const unsigned char* reference) {
-  return std::uint64_t{reference[0]} | std::uint64_t{reference[1]} << 8 |
-         std::uint64_t{reference[2]} << 16 | std::uint64_t{reference[3]} << 24;
+  return ReferenceLayout{H5Tget_size(type.get()) + grown, *offset, sizeof_addr};
 }
 
 std::vector<Filter> filters_of(hid_t creation) {
@@ -168,9 +186,9 @@ std::optional<Bytes> read_chunk(hid_t dataset, const std::vector<Filter>& filter
   return chunk;
 }
 
-std::optional<std::vector<std::uint64_t>> chunked_lengths(hid_t dataset, hid_t creation,
-                                                          const ReferenceLayout& layout,
-                                                          const std::vector<std::uint64_t>& flat) {
+std::optional<std::vector<HeapReference>> chunked_references(hid_t dataset, hid_t creation,
+                                                             const ReferenceLayout& layout,
+                                                             const std::vector<std::uint64_t>& flat) {
   hsize_t chunk_elements = 0;
   if (check(H5Pget_chunk(creation, 1, &chunk_elements), "reading the chunk shape") != 1 ||
       chunk_elements == 0) {
@@ -178,8 +196,8 @@ std::optional<std::vector<std::uint64_t>> chunked_lengths(hid_t dataset, hid_t c
   }
   const std::vector<Filter> filters = filters_of(creation);
   std::map<std::uint64_t, Bytes> chunks;  // by chunk number, read once each
-  std::vector<std::uint64_t> lengths;
-  lengths.reserve(flat.size());
+  std::vector<HeapReference> references;
+  references.reserve(flat.size());
   for (std::uint64_t index : flat) {
     const std::uint64_t number = index / chunk_elements;
     auto it = chunks.find(number);
@@ -188,21 +206,20 @@ std::optional<std::vector<std::uint64_t>> chunked_lengths(hid_t dataset, hid_t c
       if (!chunk) return std::nullopt;
       it = chunks.emplace(number, std::move(*chunk)).first;
     }
-    lengths.push_back(length_at(it->second.data() + (index % chunk_elements) * layout.stride + layout.offset));
+    references.push_back(layout.at(it->second.data() + (index % chunk_elements) * layout.stride));
   }
-  return lengths;
+  return references;
 }
 
-std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, const ReferenceLayout& layout,
-                                                             const std::vector<std::uint64_t>& flat) {
+std::optional<std::vector<HeapReference>> contiguous_references(hid_t dataset, io::ByteSource* source,
+                                                                const ReferenceLayout& layout,
+                                                                const std::vector<std::uint64_t>& flat) {
+  if (source == nullptr) return std::nullopt;
   const haddr_t address = H5Dget_offset(dataset);
   if (address == HADDR_UNDEF) return std::nullopt;  // never written
-  Handle file(check(H5Iget_file_id(dataset), "finding the file"));
-  io::ByteSource* source = byte_source_of(file.get());
-  if (source == nullptr) return std::nullopt;
 
-  std::vector<std::uint64_t> lengths;
-  lengths.reserve(flat.size());
+  std::vector<HeapReference> references;
+  references.reserve(flat.size());
   Bytes buffer;
   // The sample comes in runs of consecutive indices: one read per run.
   for (std::size_t start = 0; start < flat.size();) {
@@ -214,31 +231,156 @@ std::optional<std::vector<std::uint64_t>> contiguous_lengths(hid_t dataset, cons
       throw Failure("string references past the end of the file");
     }
     source->read(offset, buffer.size(), buffer.data());
-    for (std::size_t i = 0; i < end - start; ++i) {
-      lengths.push_back(length_at(&buffer[i * layout.stride + layout.offset]));
-    }
+    for (std::size_t i = 0; i < end - start; ++i) references.push_back(layout.at(&buffer[i * layout.stride]));
     start = end;
   }
-  return lengths;
+  return references;
 }
 
 }  // namespace
 
-std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
-                                                            const std::vector<std::uint64_t>& flat,
-                                                            const std::string& member) {
-  if (flat.empty()) return std::vector<std::uint64_t>{};
-  const auto layout = reference_layout(dataset, member);
+StringHeap::StringHeap(hid_t object) : m_geometry(geometry_of(object)) {
+  Handle file(check(H5Iget_file_id(object), "finding the file"));
+  m_source = byte_source_of(file.get());
+}
+
+StringHeap::~StringHeap() = default;
+
+std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
+                                                                 const std::vector<std::uint64_t>& flat,
+                                                                 const std::string& member) {
+  if (flat.empty()) return std::vector<HeapReference>{};
+  const auto layout = reference_layout(dataset, member, m_geometry.sizeof_addr);
   if (!layout) return std::nullopt;
+  // Only contiguous storage has an offset; knowing that spares a copy of the
+  // creation properties, which costs more than reading the references.
+  if (H5Dget_offset(dataset) != HADDR_UNDEF) return contiguous_references(dataset, m_source, *layout, flat);
   Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   switch (H5Pget_layout(creation.get())) {
     case H5D_CONTIGUOUS:
-      return contiguous_lengths(dataset, *layout, flat);
+      return contiguous_references(dataset, m_source, *layout, flat);
     case H5D_CHUNKED:
-      return chunked_lengths(dataset, creation.get(), *layout, flat);
+      return chunked_references(dataset, creation.get(), *layout, flat);
     default:
       return std::nullopt;  // compact: tiny, read the text
   }
+}
+
+std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
+                                                            const std::vector<std::uint64_t>& flat,
+                                                            const std::string& member) {
+  auto references = StringHeap(dataset).references(dataset, flat, member);
+  if (!references) return std::nullopt;
+  std::vector<std::uint64_t> lengths;
+  lengths.reserve(references->size());
+  for (const HeapReference& reference : *references) lengths.push_back(reference.length);
+  return lengths;
+}
+
+// A global heap collection (HDF5's file format, "Global Heap"): "GCOL",
+// version 1, three reserved bytes, the collection's size; then objects, each
+// {uint16 index, uint16 reference count, 4 reserved bytes, size, the data
+// padded to 8 bytes}, until index 0 (the free space).
+class StringHeap::Collection {
+ public:
+  // nullopt when the bytes at `address` are not a collection.
+  static std::optional<Collection> read(io::ByteSource& source, std::uint64_t address,
+                                        const Geometry& geometry) {
+    const std::size_t header = 8 + geometry.sizeof_size;
+    if (address > source.size() || source.size() - address < header) return std::nullopt;
+    Bytes head(header);
+    source.read(address, head.size(), head.data());
+    if (std::memcmp(head.data(), "GCOL", 4) != 0 || head[4] != 1) return std::nullopt;
+    const std::uint64_t size = little_endian(&head[8], geometry.sizeof_size);
+    // HDF5 makes collections of 4 KiB and more; one larger than the file,
+    // or than a sample may hold, is left to HDF5.
+    if (size < header || size > source.size() - address || size > kMaxCollectionBytes) return std::nullopt;
+    Collection collection;
+    collection.m_bytes.resize(static_cast<std::size_t>(size));
+    collection.m_objects.reserve(size / 32);
+    source.read(address, size, collection.m_bytes.data());
+    const std::size_t object_header = 8 + geometry.sizeof_size;
+    for (std::size_t at = header; at + object_header <= size;) {
+      const auto index = static_cast<std::uint32_t>(little_endian(&collection.m_bytes[at], 2));
+      const std::uint64_t length = little_endian(&collection.m_bytes[at + 8], geometry.sizeof_size);
+      if (index == 0) break;  // the free space: the rest of the collection
+      if (length > size - at - object_header) return std::nullopt;
+      collection.m_objects.push_back({index, at + object_header, length});
+      const std::uint64_t padded = (length + 7) / 8 * 8;
+      if (padded > size - at - object_header) break;  // the last object, unpadded
+      at += object_header + padded;
+    }
+    // HDF5 numbers objects as it adds them, so they are in order but for
+    // reused numbers.
+    auto& objects = collection.m_objects;
+    if (!std::is_sorted(objects.begin(), objects.end(), by_index)) std::sort(objects.begin(), objects.end(), by_index);
+    return collection;
+  }
+
+  std::size_t bytes() const { return m_bytes.size(); }
+
+  // The object's bytes, or nullopt when the collection holds no such object
+  // or one of another length.
+  std::optional<std::string_view> object(std::uint32_t index, std::uint64_t length) const {
+    const auto it = std::lower_bound(m_objects.begin(), m_objects.end(), Object{index, 0, 0}, by_index);
+    if (it == m_objects.end() || it->index != index || it->size != length) return std::nullopt;
+    return std::string_view(reinterpret_cast<const char*>(m_bytes.data() + it->offset), length);
+  }
+
+ private:
+  struct Object {
+    std::uint32_t index;
+    std::size_t offset;  // of its data in the collection
+    std::uint64_t size;
+  };
+  static bool by_index(const Object& a, const Object& b) { return a.index < b.index; }
+  static constexpr std::uint64_t kMaxCollectionBytes = std::uint64_t{64} << 20;
+  Bytes m_bytes;
+  std::vector<Object> m_objects;
+};
+
+bool StringHeap::texts(const std::vector<HeapReference>& references, const TextLimits& limits,
+                       std::vector<std::string>& texts, std::vector<std::uint64_t>& oversized) {
+  if (m_source == nullptr) return false;
+  std::vector<std::string> found;
+  std::vector<std::uint64_t> measured;
+  std::uint64_t total = 0;
+  for (const HeapReference& reference : references) {
+    if (reference.length == 0) {
+      found.emplace_back();  // HDF5 writes no heap object for an empty string
+      continue;
+    }
+    // As HDF5 would ask our allocator: the length and a terminator.
+    if (reference.length + 1 > limits.max_string_bytes || total + reference.length + 1 > limits.max_total_bytes) {
+      measured.push_back(reference.length);
+      continue;
+    }
+    const Collection* collection = collection_at(reference.collection);
+    if (collection == nullptr) return false;
+    const auto text = collection->object(reference.object, reference.length);
+    if (!text) return false;
+    found.emplace_back(*text);
+    total += reference.length + 1;
+  }
+  texts.insert(texts.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+  oversized.insert(oversized.end(), measured.begin(), measured.end());
+  return true;
+}
+
+const StringHeap::Collection* StringHeap::collection_at(std::uint64_t address) {
+  if (const auto it = m_collections.find(address); it != m_collections.end()) return it->second.get();
+  if (address > UINT64_MAX - m_geometry.base) return nullptr;
+  auto collection = Collection::read(*m_source, m_geometry.base + address, m_geometry);
+  if (!collection) return nullptr;
+  // Collections are shared by the strings of many datasets (h5py fills one
+  // before it starts the next); the cache is emptied when it outgrows its
+  // bound, not kept in order.
+  if (m_cached_bytes + collection->bytes() > kMaxCachedBytes) {
+    m_collections.clear();
+    m_cached_bytes = 0;
+  }
+  m_cached_bytes += collection->bytes();
+  return m_collections.emplace(address, std::make_unique<Collection>(std::move(*collection))).first->second.get();
 }
 
 }  // namespace h5ad_sizer::h5

@@ -181,5 +181,59 @@ TEST(VlenLengths, NumberMembersAndNestedRecordsAreLeftToTheTextReader) {
   EXPECT_EQ(read_vlen_lengths(nested.dataset.get(), kSample, "inner"), std::nullopt);
 }
 
+TEST(StringHeap, ReadsTheTextsTheReferencesPointAt) {
+  auto strings = test_strings();
+  strings[7] = "";
+  Fixture f(Storage::contiguous, strings);
+  StringHeap heap(f.dataset.get());
+  const auto references = heap.references(f.dataset.get(), kSample);
+  ASSERT_TRUE(references);
+  std::vector<std::string> texts;
+  std::vector<std::uint64_t> oversized;
+  ASSERT_TRUE(heap.texts(*references, {1u << 20, 16u << 20}, texts, oversized));
+  std::vector<std::string> expected;
+  for (auto i : kSample) expected.push_back(strings[i]);
+  EXPECT_EQ(texts, expected);  // Zürich's UTF-8 bytes included
+  EXPECT_TRUE(oversized.empty());
+  // The same again, from the collections already parsed.
+  texts.clear();
+  ASSERT_TRUE(heap.texts(*references, {1u << 20, 16u << 20}, texts, oversized));
+  EXPECT_EQ(texts, expected);
+}
+
+TEST(StringHeap, MeasuresStringsOverTheLimitsWithoutCopyingThem) {
+  const auto strings = test_strings();
+  Fixture f(Storage::chunked_filtered, strings);
+  StringHeap heap(f.dataset.get());
+  const auto references = heap.references(f.dataset.get(), {35, 36, 37});  // 35, 36 and 0 bytes
+  ASSERT_TRUE(references);
+  std::vector<std::string> texts;
+  std::vector<std::uint64_t> oversized;
+  ASSERT_TRUE(heap.texts(*references, {36, 16u << 20}, texts, oversized));  // 36 bytes with the terminator
+  EXPECT_EQ(texts, (std::vector<std::string>{std::string(35, 'a'), ""}));
+  EXPECT_EQ(oversized, (std::vector<std::uint64_t>{36}));
+}
+
+TEST(StringHeap, AReferenceTheHeapDoesNotHoldIsLeftToHDF5) {
+  const auto strings = test_strings();
+  Fixture f(Storage::contiguous, strings);
+  StringHeap heap(f.dataset.get());
+  auto references = heap.references(f.dataset.get(), {1, 2});
+  ASSERT_TRUE(references);
+  std::vector<std::string> texts;
+  std::vector<std::uint64_t> oversized;
+  auto wrong = *references;
+  wrong[1].object += 1000;  // no such object
+  EXPECT_FALSE(heap.texts(wrong, {1u << 20, 16u << 20}, texts, oversized));
+  wrong = *references;
+  wrong[1].length += 1;  // an object of another length
+  EXPECT_FALSE(heap.texts(wrong, {1u << 20, 16u << 20}, texts, oversized));
+  wrong = *references;
+  wrong[1].collection += 8;  // not a collection
+  EXPECT_FALSE(heap.texts(wrong, {1u << 20, 16u << 20}, texts, oversized));
+  EXPECT_TRUE(texts.empty());
+  EXPECT_TRUE(oversized.empty());
+}
+
 }  // namespace
 }  // namespace h5ad_sizer::h5

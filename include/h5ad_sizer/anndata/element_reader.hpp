@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,6 +66,9 @@ class ElementReader {
  private:
   Element dispatch(hid_t object, const std::string& path);
   std::function<void(const std::string&)> m_on_element;
+  // The file's string heap, made at the first string dataset (every
+  // dataset read belongs to one file).
+  std::unique_ptr<h5::StringHeap> m_heap;
   Element read_group(hid_t group, const std::string& path, const std::string& encoding);
   Element read_dataset(hid_t dataset, const std::string& path);
   Element read_sparse(hid_t group, const std::string& path, const std::string& format);

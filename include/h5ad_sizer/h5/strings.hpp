@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "h5ad_sizer/h5/types.hpp"
+#include "h5ad_sizer/h5/vlen_lengths.hpp"
 
 namespace h5ad_sizer::h5 {
 
@@ -42,10 +43,11 @@ struct SampleLimits {
 };
 
 // Samples the strings of a string dataset, or of the string member `member`
-// of a compound dataset (legacy dataframes). Throws Failure when the heap
-// cannot be read (a corrupt file).
+// of a compound dataset (legacy dataframes). `heap` is the file's (one for
+// every dataset of a file read; nullptr makes one for this call). Throws
+// Failure when the heap cannot be read (a corrupt file).
 StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::string& member,
-                            const SampleLimits& limits = {});
+                            const SampleLimits& limits = {}, StringHeap* heap = nullptr);
 
 // Which flat element indices a sample of `population` reads.
 std::vector<std::uint64_t> sample_indices(std::uint64_t population, const SampleLimits& limits);

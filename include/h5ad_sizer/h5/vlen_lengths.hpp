@@ -2,7 +2,11 @@
 
 #include <hdf5.h>
 
+#include "h5ad_sizer/io/byte_source.hpp"
+
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +25,63 @@ namespace h5ad_sizer::h5 {
 // cannot read through, a filter we cannot undo, a member inside a nested
 // type. Callers then read the text.
 // Throws Failure on a corrupt chunk.
+// Where a variable-length string's bytes lie: an object of a global heap
+// collection.
+struct HeapReference {
+  std::uint64_t length = 0;      // bytes of the string
+  std::uint64_t collection = 0;  // the collection's address
+  std::uint32_t object = 0;      // the object's index in it
+};
+
+struct TextLimits {
+  std::size_t max_string_bytes = 0;  // a longer string is measured, not copied
+  std::size_t max_total_bytes = 0;   // memory for all the strings copied
+};
+
+// A file's variable-length strings read without HDF5's type conversion
+// (which, per call, costs more than reading a few dozen strings): their
+// heap references from the datasets' storage, their bytes from the global
+// heap collections through the file's byte source. One per file read: it
+// keeps what every call would otherwise ask HDF5 again (the address width,
+// the user block) and the collections already parsed.
+class StringHeap {
+ public:
+  // `object`: the file or anything in it.
+  explicit StringHeap(hid_t object);
+  ~StringHeap();
+  StringHeap(const StringHeap&) = delete;
+  StringHeap& operator=(const StringHeap&) = delete;
+
+  // The references at the flat indices `flat` of a one-dimensional string
+  // dataset, or of its string member `member` when it is a compound;
+  // nullopt as read_vlen_lengths says.
+  std::optional<std::vector<HeapReference>> references(hid_t dataset, const std::vector<std::uint64_t>& flat,
+                                                       const std::string& member = "");
+
+  // The strings `references` point at, appended to `texts`; those over the
+  // limits only measured, into `oversized`. False, with nothing appended,
+  // when the file has no byte source or the heap does not hold what the
+  // references say (then HDF5 reads them, and judges the file).
+  bool texts(const std::vector<HeapReference>& references, const TextLimits& limits,
+             std::vector<std::string>& texts, std::vector<std::uint64_t>& oversized);
+
+  struct Geometry {
+    std::size_t sizeof_addr = 8;  // bytes of a file address
+    std::size_t sizeof_size = 8;  // bytes of a length
+    std::uint64_t base = 0;       // where address 0 lies (after a user block)
+  };
+
+ private:
+  class Collection;
+  const Collection* collection_at(std::uint64_t address);
+
+  static constexpr std::size_t kMaxCachedBytes = std::size_t{8} << 20;
+  io::ByteSource* m_source = nullptr;
+  Geometry m_geometry;
+  std::map<std::uint64_t, std::unique_ptr<Collection>> m_collections;
+  std::size_t m_cached_bytes = 0;
+};
+
 std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
                                                             const std::vector<std::uint64_t>& flat,
                                                             const std::string& member = "");
