@@ -16,6 +16,8 @@
 #include <strings.h>
 #include <random>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
@@ -157,11 +159,15 @@ class HttpSource final : public ByteSource {
     const std::uint64_t last = (offset + length - 1) / block;
     bool missed = false;
     for (std::uint64_t b = first; b <= last && !missed; ++b) missed = m_blocks.count(b) == 0;
+    m_reading_first = first;
+    m_reading_last = last;
     if (missed) fetch_around(offset, length);
+    ++m_reads;
     auto* cursor = static_cast<char*>(out);
     for (std::uint64_t b = first; b <= last; ++b) {
       Block& cached = m_blocks.at(b);
       cached.used = true;
+      cached.last_read = m_reads;
       const std::vector<char>& data = cached.data;
       const std::uint64_t block_start = b * block;
       const std::uint64_t from = std::max(offset, block_start);
@@ -177,9 +183,32 @@ class HttpSource final : public ByteSource {
  private:
   struct Block {
     std::vector<char> data;
-    std::uint64_t fetch = 0;  // which fetch brought it
-    bool used = false;        // whether any read has wanted it
+    std::uint64_t fetch = 0;      // which fetch brought it
+    bool used = false;            // whether any read has wanted it
+    std::uint64_t last_read = 0;  // the number of the last read that did
   };
+
+  // Keeps the cache within max_cache_bytes once `incoming` more arrive: a
+  // file whose metadata lies between thousands of large datasets would
+  // otherwise keep a window of each, past the reader's memory limit. Blocks
+  // no read wanted go first, then those read longest ago, down to half the
+  // bound (so that this is rare); never those of the read in progress.
+  void make_room(std::uint64_t incoming) {
+    if (m_cached_bytes + incoming <= m_options.max_cache_bytes) return;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> candidates;  // (last read, block); unread first
+    for (const auto& [number, cached] : m_blocks) {
+      if (number >= m_reading_first && number <= m_reading_last) continue;
+      candidates.emplace_back(cached.used ? cached.last_read : 0, number);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    const std::uint64_t target = m_options.max_cache_bytes / 2;
+    for (const auto& [age, number] : candidates) {
+      if (m_cached_bytes + incoming <= target) break;
+      const auto it = m_blocks.find(number);
+      m_cached_bytes -= it->second.data.size();
+      m_blocks.erase(it);
+    }
+  }
 
   // A miss at [offset, offset + length): one request for its blocks and a
   // window around them. HDF5 writers put an object's metadata next to its
@@ -234,6 +263,7 @@ class HttpSource final : public ByteSource {
       if (response.status == 416) return;
     }
     const std::uint64_t block = m_options.block_bytes;
+    make_room(response.body.size());
     ++m_fetches;
     m_last_fetch_first = offset / block;
     m_last_fetch_end = m_last_fetch_first;
@@ -247,6 +277,7 @@ class HttpSource final : public ByteSource {
       it->second.fetch = m_fetches;
       it->second.data.assign(response.body.begin() + static_cast<std::ptrdiff_t>(at),
                              response.body.begin() + static_cast<std::ptrdiff_t>(at + take));
+      m_cached_bytes += take;
     }
   }
 
@@ -413,6 +444,10 @@ class HttpSource final : public ByteSource {
   std::uint64_t m_last_wanted_first = 0;  // and the blocks its miss wanted
   std::uint64_t m_last_wanted_last = 0;
   std::uint64_t m_window = 0;
+  std::uint64_t m_cached_bytes = 0;   // what m_blocks holds
+  std::uint64_t m_reads = 0;          // reads served so far
+  std::uint64_t m_reading_first = 0;  // the blocks of the read in progress
+  std::uint64_t m_reading_last = 0;
   int m_redirects = 0;
   std::mt19937 m_random;
   IoStats m_stats;

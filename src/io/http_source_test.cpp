@@ -119,6 +119,32 @@ TEST_F(HttpSourceTest, TheWindowStopsGrowingAtItsMaximum) {
   for (std::size_t i = 2; i < fetched.size(); ++i) EXPECT_EQ(fetched[i], 192 * kKiB) << i;
 }
 
+TEST_F(HttpSourceTest, TheCacheStaysWithinItsBound) {
+  HttpOptions options;
+  options.first_read_bytes = 64 * kKiB;
+  options.initial_window_bytes = 128 * kKiB;
+  options.max_window_bytes = 128 * kKiB;
+  options.max_cache_bytes = 256 * kKiB;
+  auto source = open_http(url(), "blob", options);
+  std::vector<unsigned char> data(4 * kKiB);
+  for (std::uint64_t offset = 0; offset < 4 * kMiB; offset += 256 * kKiB) {
+    source->read(offset, data.size(), data.data());
+    expect_pattern(data, offset);
+  }
+  // The first blocks were given up for later ones: reading them again is a
+  // request again, and right.
+  const auto requests = source->stats().requests;
+  source->read(100, data.size(), data.data());
+  expect_pattern(data, 100);
+  EXPECT_EQ(source->stats().requests, requests + 1);
+  // A read larger than the bound still works.
+  std::vector<unsigned char> large(1 * kMiB);
+  source->read(2 * kMiB + 7, large.size(), large.data());
+  expect_pattern(large, 2 * kMiB + 7);
+  source->read(3 * kMiB, data.size(), data.data());
+  expect_pattern(data, 3 * kMiB);
+}
+
 TEST_F(HttpSourceTest, AReadInPiecesCostsOneRequest) {
   // How HDF5 reads a global heap collection: its first 4 KiB, then the rest.
   // The first piece ends 1 KiB before a block boundary; the rest crosses it.

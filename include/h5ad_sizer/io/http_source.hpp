@@ -44,6 +44,9 @@ struct HttpOptions {
   // were chosen).
   std::size_t initial_window_bytes = 512 * 1024;
   std::size_t max_window_bytes = 4 * 1024 * 1024;
+  // The block cache's bound (the read in progress may pass it): the
+  // metadata of the files measured in docs/remote.md takes at most 22 MiB.
+  std::size_t max_cache_bytes = 32 * 1024 * 1024;
 };
 
 // A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
