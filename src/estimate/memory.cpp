@@ -84,13 +84,13 @@ void cost_data(const Element& element, const RuntimeModel& runtime, ElementCost&
       cost.final_bytes = python::kScalarObject;
       break;
     case Form::str_objects:
-      cost.final_bytes = python::string_array_bytes(count, sample);
+      cost.final_bytes = python::string_array_bytes(count, sample, runtime.str_headers);
       if (element.shape.empty()) cost.final_bytes -= python::kPointer;  // a lone str, no array
       cost.python_transient_bytes = read_costs::string_objects(count, sample);
       cost.buffer_transient_bytes = read_costs::string_array_conversion(count);
       break;
     case Form::str_field:
-      cost.final_bytes = python::string_array_bytes(count, sample);
+      cost.final_bytes = python::string_array_bytes(count, sample, runtime.str_headers);
       cost.python_transient_bytes = read_costs::record_strings(count, sample);
       break;
     case Form::unicode:

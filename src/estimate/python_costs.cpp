@@ -46,34 +46,34 @@ Shape shape_of(std::string_view utf8) {
 
 }  // namespace
 
-std::uint64_t str_object_bytes(std::string_view utf8) {
+std::uint64_t str_object_bytes(std::string_view utf8, const StrHeaders& headers) {
   const Shape shape = shape_of(utf8);
-  if (shape.widest < 0x80) return allocation(kAsciiStrHeader + shape.characters + 1);
+  if (shape.widest < 0x80) return allocation(headers.ascii + shape.characters + 1);
   const std::uint64_t width = shape.widest < 0x100 ? 1 : shape.widest < 0x10000 ? 2 : 4;
-  return allocation(kWideStrHeader + (shape.characters + 1) * width);
+  return allocation(headers.wide + (shape.characters + 1) * width);
 }
 
-std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length) {
+std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length, const StrHeaders& headers) {
   // Every UTF-8 byte becomes at most one byte of CPython storage (a 4-byte
   // sequence becomes one 4-byte UCS-4 character, a 2-byte one at most 2).
-  return allocation(checked_add(kWideStrHeader + 4, utf8_length));
+  return allocation(checked_add(headers.wide + 4, utf8_length));
 }
 
-std::uint64_t ascii_str_object_bytes(std::uint64_t length) {
-  return allocation(checked_add(kAsciiStrHeader + 1, length));
+std::uint64_t ascii_str_object_bytes(std::uint64_t length, const StrHeaders& headers) {
+  return allocation(checked_add(headers.ascii + 1, length));
 }
 
-std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
+std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample, const StrHeaders& headers) {
   if (count == 0) return 0;
   std::uint64_t texts = 0;         // exact cost of the strings whose text we read
   std::uint64_t texts_as_ascii = 0;  // what they would cost were they ASCII
   for (const auto& text : sample.texts) {
-    texts = checked_add(texts, str_object_bytes(text));
-    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(text.size()));
+    texts = checked_add(texts, str_object_bytes(text, headers));
+    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(text.size(), headers));
   }
   for (auto length : sample.oversized_lengths) {
-    texts = checked_add(texts, str_object_bytes_bound(length));
-    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(length));
+    texts = checked_add(texts, str_object_bytes_bound(length, headers));
+    texts_as_ascii = checked_add(texts_as_ascii, ascii_str_object_bytes(length, headers));
   }
   const std::uint64_t read = sample.texts.size() + sample.oversized_lengths.size();
   std::uint64_t mean = 0;
@@ -81,12 +81,12 @@ std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sa
     // The many lengths give the ASCII cost; the few texts tell how much more
     // wider characters (Latin-1, UCS-2, UCS-4 storage) add on top.
     std::uint64_t as_ascii = 0;
-    for (auto length : sample.lengths) as_ascii = checked_add(as_ascii, ascii_str_object_bytes(length));
+    for (auto length : sample.lengths) as_ascii = checked_add(as_ascii, ascii_str_object_bytes(length, headers));
     const std::uint64_t n = sample.lengths.size();
     mean = (as_ascii + n - 1) / n;
     if (read > 0) mean += (texts - texts_as_ascii + read - 1) / read;
   } else {
-    mean = read == 0 ? ascii_str_object_bytes(0) : (texts + read - 1) / read;
+    mean = read == 0 ? ascii_str_object_bytes(0, headers) : (texts + read - 1) / read;
   }
   return checked_mul(count, kPointer + mean);
 }

@@ -16,6 +16,19 @@ TEST(StrObjectBytes, MatchesCPython311) {
   EXPECT_EQ(str_object_bytes(std::string(600, 'x')), 672u);  // 649 + 16 -> 672
 }
 
+// The same strings under CPython 3.13 (bench/runtimes' 3.13.5), whose str
+// objects dropped the wstr fields.
+TEST(StrObjectBytes, MatchesCPython313) {
+  EXPECT_EQ(str_object_bytes("", kCPython313), 48u);                    // getsizeof 41
+  EXPECT_EQ(str_object_bytes("AAACCTGAGAAACCAT-1", kCPython313), 64u);  // 59
+  EXPECT_EQ(str_object_bytes("Z\xC3\xBCrich", kCPython313), 64u);       // 63
+  EXPECT_EQ(str_object_bytes("\xCE\x91\xCE\xB8\xCE\xAE\xCE\xBD\xCE\xB1", kCPython313), 80u);  // 68
+  EXPECT_EQ(ascii_str_object_bytes(18, kCPython313), 64u);
+  for (const std::string& text : {std::string("plain ascii"), std::string("Z\xC3\xBCrich"), std::string(5000, 'y')}) {
+    EXPECT_GE(str_object_bytes_bound(text.size(), kCPython313), str_object_bytes(text, kCPython313));
+  }
+}
+
 TEST(StrObjectBytes, BoundIsNeverBelowTheExactCost) {
   for (const std::string& text : {std::string("plain ascii"), std::string("Z\xC3\xBCrich"),
                                  std::string("\xCE\x91\xCE\xB8"), std::string("\xF0\x9F\x98\x80"),

@@ -33,14 +33,12 @@ const std::vector<RuntimeModel>& runtime_models() {
       // Debian trixie's source (bench/runtimes/build-python.sh): 173.5 MiB
       // with anndata imported (zarr, numcodecs and pydantic come with it),
       // the first str frame 1.68 MiB more (baselines.py, max of 3,
-      // 2026-12-01). Its str objects are 8-16 bytes smaller than 3.11's,
-      // which the model prices: priced at 3.13's sizes, pandas3_strings (an
-      // index written as nullable-string-array) came out 0.955 of its peak,
-      // so something else under pandas 3 is not yet counted that the 3.11
-      // sizes cover (docs/memory-model.md).
+      // 2026-12-01). Its str objects are 8 (ASCII) and 16 bytes smaller
+      // than 3.11's.
       {"anndata-0.13", "anndata 0.13.4, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1, CPython 3.13.5",
        184 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/0.0,
-       /*nullable_string_index_copies=*/1.0, /*lazy_import_bytes=*/2 * kMiB},
+       /*nullable_string_index_copies=*/1.0, /*lazy_import_bytes=*/2 * kMiB, /*reads_raw_last=*/false,
+       python::kCPython313},
   };
   return models;
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "h5ad_sizer/estimate/python_costs.hpp"
+
 // The anndata stacks the model is measured for. Each is a named table of
 // constants with the versions they were measured with.
 namespace h5ad_sizer {
@@ -51,6 +53,8 @@ struct RuntimeModel {
   // read_h5ad reads the root's elements in name order ("X" first); anndata
   // 0.8 leaves raw for last, later versions read it in its place.
   bool reads_raw_last = false;
+  // The interpreter's str object layout.
+  python::StrHeaders str_headers = python::kCPython311;
 };
 
 // CELLxGENE's schema CLI pins anndata 0.11.4 (pandas 2, pyarrow): the
