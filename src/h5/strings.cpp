@@ -232,9 +232,7 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
         read_texts(std::vector<std::uint64_t>(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(with_text)));
       }
       if (with_text == flat.size()) return sample;  // the texts are the sample
-      std::vector<std::uint64_t> lengths;
-      lengths.reserve(references->size());
-      for (const HeapReference& reference : *references) lengths.push_back(reference.length);
+      std::vector<std::uint64_t> lengths = lengths_of(*references);
       if (lengths_agree(lengths, sample)) {
         sample.lengths = std::move(lengths);
         return sample;

@@ -271,9 +271,13 @@ std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
                                                             const std::string& member) {
   auto references = StringHeap(dataset).references(dataset, flat, member);
   if (!references) return std::nullopt;
+  return lengths_of(*references);
+}
+
+std::vector<std::uint64_t> lengths_of(const std::vector<HeapReference>& references) {
   std::vector<std::uint64_t> lengths;
-  lengths.reserve(references->size());
-  for (const HeapReference& reference : *references) lengths.push_back(reference.length);
+  lengths.reserve(references.size());
+  for (const HeapReference& reference : references) lengths.push_back(reference.length);
   return lengths;
 }
 
@@ -292,8 +296,8 @@ class StringHeap::Collection {
     source.read(address, head.size(), head.data());
     if (std::memcmp(head.data(), "GCOL", 4) != 0 || head[4] != 1) return std::nullopt;
     const std::uint64_t size = little_endian(&head[8], geometry.sizeof_size);
-    // HDF5 makes collections of 4 KiB and more; one larger than the file,
-    // or than a sample may hold, is left to HDF5.
+    // HDF5 makes collections of 4 KiB and more; one that claims more than
+    // the file holds past it, or over 64 MiB, is left to HDF5.
     if (size < header || size > source.size() - address || size > kMaxCollectionBytes) return std::nullopt;
     Collection collection;
     collection.m_bytes.resize(static_cast<std::size_t>(size));

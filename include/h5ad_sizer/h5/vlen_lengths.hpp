@@ -33,6 +33,9 @@ struct HeapReference {
   std::uint32_t object = 0;      // the object's index in it
 };
 
+// The strings' lengths, in the references' order.
+std::vector<std::uint64_t> lengths_of(const std::vector<HeapReference>& references);
+
 struct TextLimits {
   std::size_t max_string_bytes = 0;  // a longer string is measured, not copied
   std::size_t max_total_bytes = 0;   // memory for all the strings copied
