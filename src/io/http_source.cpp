@@ -226,7 +226,9 @@ class HttpSource final : public ByteSource {
       const auto it = m_blocks.find(b);
       if (it != m_blocks.end() && it->second.fetch == m_fetches && it->second.used) ++paid;
     }
-    m_window = paid > 0 ? std::min<std::uint64_t>(m_window * 2, m_options.max_window_bytes)
+    // (The first request counts as a fetch with no window of its own.)
+    m_window = paid > 0 ? std::min<std::uint64_t>(std::max<std::uint64_t>(m_window, m_options.initial_window_bytes) * 2,
+                                                  m_options.max_window_bytes)
                         : m_options.initial_window_bytes;
     const std::uint64_t behind = m_window / 4;
     std::uint64_t from = (offset > behind ? offset - behind : 0) / block;

@@ -97,6 +97,18 @@ TEST_F(HttpSourceTest, TheWindowGrowsWhileWhatItBringsIsRead) {
   EXPECT_EQ(source->stats().requests, 4u);
 }
 
+TEST_F(HttpSourceTest, AFirstRequestThatPaysGrowsTheFirstWindow) {
+  auto source = open();
+  std::vector<unsigned char> data(4 * kKiB);
+  source->read(64 * kKiB, data.size(), data.data());  // a block the first request brought
+  const std::uint64_t before = source->stats().bytes_read;
+  source->read(kFirst, data.size(), data.data());
+  expect_pattern(data, kFirst);
+  // Twice the smallest window, 1 MiB: from 256 KiB behind (all held) to
+  // 768 KiB ahead.
+  EXPECT_EQ(source->stats().bytes_read - before, 768 * kKiB);
+}
+
 TEST_F(HttpSourceTest, TheWindowStopsGrowingAtItsMaximum) {
   HttpOptions options;
   options.first_read_bytes = 64 * kKiB;
