@@ -35,7 +35,7 @@ Estimate estimate_job(const Report& report, const MemoryEstimate& memory, const 
   estimate.profile = profile;
   estimate.peak_bytes = memory.peak_bytes();
   estimate.after_read_bytes = memory.after_read_bytes();
-  estimate.required_bytes = required_bytes(profile, estimate.peak_bytes, estimate.after_read_bytes, x_shape(report));
+  estimate.required_bytes = required_bytes(profile, estimate.peak_bytes, memory.job_base_bytes(), x_shape(report));
   estimate.n_obs_x_n_vars = checked_mul(report.n_obs, report.n_vars);
   for (const Element* matrix : {report.find("/X"), report.raw_x()}) {
     if (const ElementCost* cost = matrix ? memory.find(matrix->path) : nullptr) {

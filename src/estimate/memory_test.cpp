@@ -5,6 +5,7 @@
 
 #include "h5ad_sizer/anndata/reader.hpp"
 #include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/estimate/profile.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
 #include "h5ad_sizer/estimate/read_costs.hpp"
 #include "test_support.hpp"
@@ -639,6 +640,67 @@ TEST(AfterRead, ANullableStringColumnsValuesAreReleasedUnderPandas3) {
   // The index is not checked here: it goes too.
   EXPECT_EQ(memory.elements.at(0).released_bytes,
             column.children.at(0).final_bytes + memory.elements.at(0).children.at(1).final_bytes);
+}
+
+TEST(AfterRead, AnIndexCheckedOnACopyKeepsNoObjectCopy) {
+  // anndata 0.13 checks a filtered copy of the index: the object array its
+  // read made goes once DataFrame() has made it Arrow, like a column's; 0.12.6
+  // asks the index itself, whose engine keeps one.
+  const std::uint64_t rows = 100000;
+  const Report report = obs_report(rows, 0, true);
+  RuntimeModel keeps = *find_runtime("anndata-0.13");
+  keeps.keeps_index_engine = true;
+  const MemoryEstimate checked_itself = estimate_memory(report, keeps);
+  const MemoryEstimate on_a_copy = estimate_for(report, "anndata-0.13");
+  const ElementCost* index = child(on_a_copy.elements.at(0), "/obs/_index");
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->released_bytes, index->final_bytes);
+  EXPECT_EQ(child(checked_itself.elements.at(0), "/obs/_index")->released_bytes, 0u);
+  // The same peak; after it, the index's objects but what pymalloc keeps.
+  EXPECT_EQ(on_a_copy.peak_bytes(), checked_itself.peak_bytes());
+  // (Within a byte: what is released is scaled as one sum, the column's and the index's.)
+  EXPECT_NEAR(static_cast<double>(on_a_copy.after_read_bytes()),
+              static_cast<double>(checked_itself.after_read_bytes() - index->final_bytes +
+                                  read_costs::held_after_release(index->final_bytes)),
+              1.0);
+  // The hash table stays counted after the read under either.
+  EXPECT_NE(bracket(on_a_copy.elements.at(0), "[index hash table]"), nullptr);
+}
+
+TEST(AfterRead, TheHashTableOfACheckOnACopyIsReusedByTheJobUnderPandas2) {
+  const std::uint64_t rows = 100000;
+  const Report report = obs_report(rows, 0, true);
+  // anndata 0.12.19 checks a copy: glibc keeps the freed table, the job's
+  // copies reuse it.
+  const MemoryEstimate copy = estimate_for(report, "anndata-0.12");
+  EXPECT_EQ(copy.job_base_bytes(), copy.after_read_bytes() - python::hash_table_bytes(rows));
+  // 0.11 keeps it with the index, 0.13 (pandas 3) gives its check's memory back.
+  for (const char* runtime : {"anndata-0.11", "anndata-0.12-pandas3", "anndata-0.13"}) {
+    const MemoryEstimate memory = estimate_for(report, runtime);
+    EXPECT_EQ(memory.job_base_bytes(), memory.after_read_bytes()) << runtime;
+  }
+  // The process profile's copies stand on it.
+  const JobProfile process = *find_builtin_profile("process", *find_runtime("anndata-0.12"));
+  XShape x;
+  x.float32_bytes = x.compact_bytes = 100 * kMiB;
+  x.sparse = true;
+  EXPECT_EQ(required_bytes(process, copy.peak_bytes(), copy.job_base_bytes(), x),
+            required_bytes(process, copy.peak_bytes(), copy.after_read_bytes(), x) - python::hash_table_bytes(rows));
+}
+
+TEST(AfterRead, Pandas3CategoriesEngineCopyIsMadeOfWhatTheirReadLeft) {
+  const std::uint64_t rows = 50000;
+  const Report report = one_column_frame("categorical", rows, numbers("/obs/barcode/codes", rows, 4),
+                                         strings("/obs/barcode/categories", rows, 40));
+  const ElementCost& pandas3 = estimate_for(report, "anndata-0.12-pandas3").elements.at(0).children.at(0);
+  const ElementCost& categories = pandas3.children.at(1);
+  // What the conversion's temporaries leave, less the object copy the
+  // categories' hash engine makes out of it.
+  const std::uint64_t held = read_costs::held_after(pandas3.python_temporaries_bytes);
+  EXPECT_EQ(pandas3.kept_bytes, held - std::min(held, categories.final_bytes));
+  // Under pandas 2 the engine hashes the object array as read.
+  const ElementCost& pandas2 = estimate_for(report, "anndata-0.12").elements.at(0).children.at(0);
+  EXPECT_GE(pandas2.kept_bytes, read_costs::held_after_strings(pandas2.children.at(1).python_temporaries_bytes));
 }
 
 }  // namespace

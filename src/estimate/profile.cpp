@@ -60,8 +60,8 @@ std::string builtin_profile_names() {
   return names;
 }
 
-std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes,
-                             std::uint64_t after_read_bytes, const XShape& x) {
+std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes, std::uint64_t base_bytes,
+                             const XShape& x) {
   const double copies = x.sparse ? profile.sparse_x_copies : profile.dense_x_copies;
   // The most copies stand together at the end (the column-major copy and the
   // one its mean makes), when every matrix scipy built has int32 indices;
@@ -75,7 +75,7 @@ std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes
   // the higher of the two.
   const std::uint64_t read = checked_scale(peak_bytes, profile.multiplier);
   const std::uint64_t copying =
-      checked_add(checked_scale(std::min(after_read_bytes, peak_bytes), profile.multiplier), x_copies);
+      checked_add(checked_scale(std::min(base_bytes, peak_bytes), profile.multiplier), x_copies);
   return checked_add(std::max(read, copying), profile.overhead_bytes);
 }
 

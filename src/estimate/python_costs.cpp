@@ -93,20 +93,10 @@ std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sa
 
 std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
   if (count == 0) return 0;
-  std::uint64_t total = 0;
-  std::uint64_t sampled = 0;
-  if (!sample.lengths.empty()) {
-    for (auto length : sample.lengths) total = checked_add(total, length);
-    sampled = sample.lengths.size();
-  } else {
-    for (const auto& text : sample.texts) total = checked_add(total, text.size());
-    for (auto length : sample.oversized_lengths) total = checked_add(total, length);
-    sampled = sample.texts.size() + sample.oversized_lengths.size();
-  }
-  const std::uint64_t mean = sampled == 0 ? 0 : (total + sampled - 1) / sampled;
+  const std::uint64_t text = h5::scaled_mean(count, sample, [](std::uint64_t length) { return length; });
   const std::uint64_t offsets = checked_mul(count + 1, 8);
   const std::uint64_t bitmap = (count + 7) / 8;
-  return checked_add(checked_add(offsets, checked_mul(count, mean)), bitmap);
+  return checked_add(checked_add(offsets, text), bitmap);
 }
 
 std::uint64_t unicode_array_bytes(std::uint64_t count, std::uint64_t width) {

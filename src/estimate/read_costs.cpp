@@ -41,26 +41,6 @@ std::uint64_t array_string(std::uint64_t length) {
   return bytes_object(length) + malloc_chunk(length + 1) + 16;
 }
 
-// `count` times the mean of `cost` over the sampled string lengths.
-template <typename Cost>
-std::uint64_t scaled_mean(std::uint64_t count, const h5::StringSample& sample, Cost cost) {
-  if (count == 0) return 0;
-  std::uint64_t total = 0;
-  std::uint64_t sampled = 0;
-  auto add = [&](std::uint64_t length) {
-    total = checked_add(total, cost(length));
-    ++sampled;
-  };
-  if (!sample.lengths.empty()) {
-    for (auto length : sample.lengths) add(length);
-  } else {
-    for (const auto& text : sample.texts) add(text.size());
-    for (auto length : sample.oversized_lengths) add(length);
-  }
-  const std::uint64_t mean = sampled == 0 ? cost(0) : (total + sampled - 1) / sampled;
-  return checked_mul(count, mean);
-}
-
 }  // namespace
 
 std::uint64_t read_overhead(std::uint64_t datasets) {
@@ -84,11 +64,11 @@ std::uint64_t dataset(const h5::DatasetInfo& info) {
 }
 
 std::uint64_t string_objects(std::uint64_t count, const h5::StringSample& sample) {
-  return scaled_mean(count, sample, array_string);
+  return h5::scaled_mean(count, sample, array_string);
 }
 
 std::uint64_t record_strings(std::uint64_t count, const h5::StringSample& sample) {
-  return scaled_mean(count, sample, bytes_object);
+  return h5::scaled_mean(count, sample, bytes_object);
 }
 
 std::uint64_t string_array_conversion(std::uint64_t count) {

@@ -22,7 +22,8 @@ const std::vector<RuntimeModel>& runtime_models() {
        160 * kMiB, false, /*nullable_copies=*/4.0, 0.0, 0.0, 0},
       {"anndata-0.12", "anndata 0.12.19, pandas 2.3.3, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1 (CELLxGENE Census)",
        152 * kMiB, false, /*nullable_copies=*/0.25, /*nullable_string_copies=*/1.0,
-       /*nullable_string_index_copies=*/1.0, 0},
+       /*nullable_string_index_copies=*/1.0, 0, /*reads_raw_last=*/false, python::kCPython311,
+       /*keeps_index_engine=*/false},
       // pyarrow comes with `import anndata`; the first DataFrame with a str
       // column raised VmHWM by 1.34 MiB more (max of 3 fresh processes,
       // bench/runtimes/baselines.py, last column).
@@ -38,7 +39,7 @@ const std::vector<RuntimeModel>& runtime_models() {
       {"anndata-0.13", "anndata 0.13.4, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1, CPython 3.13.5",
        184 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/0.0,
        /*nullable_string_index_copies=*/1.0, /*lazy_import_bytes=*/2 * kMiB, /*reads_raw_last=*/false,
-       python::kCPython313},
+       python::kCPython313, /*keeps_index_engine=*/false},
   };
   return models;
 }

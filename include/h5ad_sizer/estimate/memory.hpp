@@ -60,9 +60,21 @@ struct ElementCost {
   // under pandas 3, the object arrays of string columns once DataFrame() has
   // made them Arrow arrays. Counted at the read's peak, not after it.
   std::uint64_t released_bytes = 0;
+  // The part of final_bytes freed as read_h5ad returns whose memory the job
+  // reuses for what it allocates next, resident or not: the hash table of a
+  // duplicate check made on a copy of the index
+  // (RuntimeModel::keeps_index_engine). glibc kept nullable_columns' 16 MiB
+  // table under anndata 0.12 (16.3 MiB more resident with the check than
+  // with it patched out) and X's copies then stood 16-23 MiB lower on what
+  // the read left than under the stacks that keep the table
+  // (docs/accuracy.md). Under 0.13 and pandas 3 the check's memory was
+  // given back instead (0.3 MiB less resident with it), nothing to reuse:
+  // not counted so there. Counted in after_read_bytes(), not under the
+  // job's copies.
+  std::uint64_t reusable_bytes = 0;
   std::vector<ElementCost> children;
 
-  // final_bytes and released_bytes to the children's sums; each transient (and the Python
+  // final_bytes, released_bytes and reusable_bytes to the children's sums; each transient (and the Python
   // temporaries and what is held of them) to the largest of the children's
   // and the element's own.
   void sum_children(std::uint64_t own_python = 0, std::uint64_t own_io = 0, std::uint64_t own_buffer = 0);
@@ -111,6 +123,9 @@ struct MemoryEstimate {
   // and both HDF5 pools at their largest (glibc keeps them). What a job that
   // goes on to copy X builds on; never above peak_bytes().
   std::uint64_t after_read_bytes() const;
+  // What a job's copies of X stand on: after_read_bytes() less the memory
+  // freed at the read's end that they reuse (ElementCost::reusable_bytes).
+  std::uint64_t job_base_bytes() const;
 };
 
 // Throws Error(invalid_h5ad) naming the element whose sizes overflow.

@@ -46,11 +46,10 @@ struct XShape {
 };
 
 // The memory the job needs: the larger of ceil(peak x multiplier) and
-// ceil(after_read x multiplier) + the copies of X (see XShape), plus
-// overhead. peak_bytes is
-// the read's peak, after_read_bytes what is left once it returns (taken as
-// at most the peak).
-std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes,
-                             std::uint64_t after_read_bytes, const XShape& x = {});
+// ceil(base x multiplier) + the copies of X (see XShape), plus overhead.
+// peak_bytes is the read's peak, base_bytes what the copies stand on once it
+// returns (MemoryEstimate::job_base_bytes; taken as at most the peak).
+std::uint64_t required_bytes(const JobProfile& profile, std::uint64_t peak_bytes, std::uint64_t base_bytes,
+                             const XShape& x = {});
 
 }  // namespace h5ad_sizer

@@ -55,6 +55,14 @@ struct RuntimeModel {
   bool reads_raw_last = false;
   // The interpreter's str object layout.
   python::StrHeaders str_headers = python::kCPython311;
+  // anndata checks obs_names and var_names for duplicates once the object
+  // is built. Up to 0.12.6 it asks the index itself (`index.is_unique`),
+  // whose hash engine (and, for an Arrow-backed index, the object copy of
+  // its strings the engine hashes) stays with the index; from 0.12.7 it
+  // asks a filtered copy (`index[~index.isna()].has_duplicates`), and both
+  // are freed when the check returns (anndata/_core/anndata.py,
+  // _check_uniqueness, in each stack).
+  bool keeps_index_engine = true;
 };
 
 // CELLxGENE's schema CLI pins anndata 0.11.4 (pandas 2, pyarrow): the

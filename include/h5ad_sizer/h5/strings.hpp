@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/h5/types.hpp"
 #include "h5ad_sizer/h5/vlen_lengths.hpp"
 
@@ -30,6 +31,28 @@ struct StringSample {
     return lengths.empty() ? texts.size() + oversized_lengths.size() : lengths.size();
   }
 };
+
+// `count` times the mean of cost(byte length) over the sampled strings,
+// rounded up (cost(0) for an empty sample): a per-string figure scaled from
+// the sample to the dataset.
+template <typename Cost>
+std::uint64_t scaled_mean(std::uint64_t count, const StringSample& sample, Cost cost) {
+  if (count == 0) return 0;
+  std::uint64_t total = 0;
+  std::uint64_t sampled = 0;
+  auto add = [&](std::uint64_t length) {
+    total = checked_add(total, cost(length));
+    ++sampled;
+  };
+  if (!sample.lengths.empty()) {
+    for (auto length : sample.lengths) add(length);
+  } else {
+    for (const auto& text : sample.texts) add(text.size());
+    for (auto length : sample.oversized_lengths) add(length);
+  }
+  const std::uint64_t mean = sampled == 0 ? cost(0) : (total + sampled - 1) / sampled;
+  return checked_mul(count, mean);
+}
 
 struct SampleLimits {
   std::size_t max_strings = 1024;              // spread over runs through the dataset
