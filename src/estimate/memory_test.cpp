@@ -692,14 +692,16 @@ TEST(AfterRead, Pandas3CategoriesEngineCopyIsMadeOfWhatTheirReadLeft) {
   const std::uint64_t rows = 50000;
   const Report report = one_column_frame("categorical", rows, numbers("/obs/barcode/codes", rows, 4),
                                          strings("/obs/barcode/categories", rows, 40));
-  const ElementCost& pandas3 = estimate_for(report, "anndata-0.12-pandas3").elements.at(0).children.at(0);
+  const MemoryEstimate estimate3 = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost& pandas3 = estimate3.elements.at(0).children.at(0);
   const ElementCost& categories = pandas3.children.at(1);
   // What the conversion's temporaries leave, less the object copy the
   // categories' hash engine makes out of it.
   const std::uint64_t held = read_costs::held_after(pandas3.python_temporaries_bytes);
   EXPECT_EQ(pandas3.kept_bytes, held - std::min(held, categories.final_bytes));
   // Under pandas 2 the engine hashes the object array as read.
-  const ElementCost& pandas2 = estimate_for(report, "anndata-0.12").elements.at(0).children.at(0);
+  const MemoryEstimate estimate2 = estimate_for(report, "anndata-0.12");
+  const ElementCost& pandas2 = estimate2.elements.at(0).children.at(0);
   EXPECT_GE(pandas2.kept_bytes, read_costs::held_after_strings(pandas2.children.at(1).python_temporaries_bytes));
 }
 
