@@ -252,18 +252,38 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
   if (flat.empty()) return std::vector<HeapReference>{};
   const auto layout = reference_layout(dataset, member, m_geometry.sizeof_addr);
   if (!layout) return std::nullopt;
+  std::optional<std::vector<HeapReference>> found;
   // Only contiguous storage has an offset; knowing that spares a copy of the
   // creation properties, which costs more than reading the references.
-  if (H5Dget_offset(dataset) != HADDR_UNDEF) return contiguous_references(dataset, m_source, *layout, flat);
-  Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
-  switch (H5Pget_layout(creation.get())) {
-    case H5D_CONTIGUOUS:
-      return contiguous_references(dataset, m_source, *layout, flat);
-    case H5D_CHUNKED:
-      return chunked_references(dataset, creation.get(), *layout, flat);
-    default:
-      return std::nullopt;  // compact: tiny, read the text
+  if (H5Dget_offset(dataset) != HADDR_UNDEF) {
+    found = contiguous_references(dataset, m_source, *layout, flat);
+  } else {
+    Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
+    switch (H5Pget_layout(creation.get())) {
+      case H5D_CONTIGUOUS:
+        found = contiguous_references(dataset, m_source, *layout, flat);
+        break;
+      case H5D_CHUNKED:
+        found = chunked_references(dataset, creation.get(), *layout, flat);
+        break;
+      default:
+        return std::nullopt;  // compact: tiny, read the text
+    }
   }
+  if (found && m_source != nullptr) {
+    // A reference's length is the dataset's own bytes, which the heap's
+    // objects are not checked against here: a damaged one claimed 17 MB
+    // strings in a 176 KB file (a fuzzer's input, sized at 10 GB).
+    const std::uint64_t file_bytes = m_source->size();
+    for (const HeapReference& reference : *found) {
+      if (reference.length > file_bytes) {
+        throw Failure("a string of " + std::to_string(reference.length) + " bytes in a file of " +
+                      std::to_string(file_bytes) + " bytes: the file is corrupt");
+      }
+      if (reference.collection >= file_bytes) throw Failure("string references past the end of the file");
+    }
+  }
+  return found;
 }
 
 std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
@@ -354,15 +374,16 @@ bool StringHeap::texts(const std::vector<HeapReference>& references, const TextL
       found.emplace_back();  // HDF5 writes no heap object for an empty string
       continue;
     }
-    // As HDF5 would ask our allocator: the length and a terminator.
-    if (reference.length + 1 > limits.max_string_bytes || total + reference.length + 1 > limits.max_total_bytes) {
-      measured.push_back(reference.length);
-      continue;
-    }
     const Collection* collection = collection_at(reference.collection);
     if (collection == nullptr) return false;
     const auto text = collection->object(reference.object, reference.length);
     if (!text) return false;
+    // As HDF5 would ask our allocator: the length and a terminator. A string
+    // over the limits is measured (its object checked, not copied).
+    if (reference.length + 1 > limits.max_string_bytes || total + reference.length + 1 > limits.max_total_bytes) {
+      measured.push_back(reference.length);
+      continue;
+    }
     found.emplace_back(*text);
     total += reference.length + 1;
   }

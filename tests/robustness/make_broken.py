@@ -17,6 +17,7 @@ Deterministic: the same script and base file give the same bytes. Needs h5py
     control characters, external links (never opened), soft and hard link
     cycles, deep nesting, 100 000 tiny objects, 10 000 attributes: exit 0,
     and deeper nesting than the reader follows: exit 4;
+  * a string reference claiming more bytes than the file holds: exit 4;
   * not HDF5 at all: empty, random bytes, a signature and garbage: exit 4.
 """
 import argparse
@@ -150,6 +151,18 @@ def main():
     assert index == 0, "no free space in the first global heap collection"
     write_bytes(case("global_heap_free_space_0.h5ad", INVALID, "global heap free space smaller than its header"),
                 bytes(data))
+
+    # A string whose heap reference, in the dataset's own bytes, claims 2 GiB
+    # in a small file: the reader took lengths from references and sized
+    # such a file (a fuzzer's input) at 10 GB, exit 0.
+    path = case("string_longer_than_the_file.h5ad", INVALID, "/obs/_index: a string of 2147483648 bytes")
+    anndata_file(path, n_obs=300)
+    with h5py.File(path, "r") as f:
+        references = f["obs/_index"].id.get_offset()
+    data = bytearray(open(path, "rb").read())
+    at = references + 150 * 16  # {uint32 length, 8-byte address, uint32 index} each
+    data[at:at + 4] = (2**31).to_bytes(4, "little")
+    write_bytes(path, bytes(data))
 
     # Not HDF5.
     write_bytes(case("empty.h5ad", INVALID, "not an HDF5 file"), b"")

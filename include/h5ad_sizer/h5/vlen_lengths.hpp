@@ -57,7 +57,9 @@ class StringHeap {
 
   // The references at the flat indices `flat` of a one-dimensional string
   // dataset, or of its string member `member` when it is a compound;
-  // nullopt as read_vlen_lengths says.
+  // nullopt as read_vlen_lengths says. Throws Failure when a reference
+  // cannot be right: a string longer than the file, or in a collection past
+  // its end.
   std::optional<std::vector<HeapReference>> references(hid_t dataset, const std::vector<std::uint64_t>& flat,
                                                        const std::string& member = "");
 
