@@ -273,8 +273,9 @@ void cost_dataframe(const Element& element, const RuntimeModel& runtime, Element
     // others (bench/accuracy/leftovers.py: read_h5ad with and without the
     // check, max of 3 fresh processes each: nullable_columns' 16 MiB table stayed resident
     // under anndata 0.12 and pandas 2, 16.3 MiB more with the check, and
-    // went under 0.13, 0.3 MiB less): it is kept, whichever the runtime, but
-    // reusable once the check is done (ElementCost::reusable_bytes).
+    // went under 0.13, 0.3 MiB less): it is kept, whichever the runtime, and
+    // under pandas 2, where glibc kept it, the job's copies reuse it
+    // (ElementCost::reusable_bytes).
     ElementCost table = bracketed("[index hash table]", python::hash_table_bytes(rows));
     if (!runtime.keeps_index_engine && !runtime.arrow_strings) table.reusable_bytes = table.final_bytes;
     cost.children.push_back(std::move(table));

@@ -272,8 +272,8 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
   }
   if (found && m_source != nullptr) {
     // A reference's length is the dataset's own bytes, which the heap's
-    // objects are not checked against here: a damaged one claimed 17 MB
-    // strings in a 176 KB file (a fuzzer's input, sized at 10 GB).
+    // objects are not checked against here: a damaged one claimed a 1.7 GB
+    // string in a 176 KB file (a fuzzer's input, sized at 10 GB).
     const std::uint64_t file_bytes = m_source->size();
     for (const HeapReference& reference : *found) {
       if (reference.length > file_bytes) {
