@@ -27,7 +27,6 @@ leftovers this read did not reuse (negative where the model of the two
 is loose).
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -36,48 +35,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from runtimes import RUNTIMES, python_for  # noqa: E402
+from elements import CHILD_PRELUDE, modelled  # noqa: E402
 
 MIB = 2**20
-CHILD = r'''
-import gc, sys, h5py, anndata
-try:
-    from anndata._io.specs import read_elem
-except ImportError:
-    from anndata.experimental import read_elem
-def status():
-    values = {}
-    with open("/proc/self/status") as f:
-        for line in f:
-            key, value = line.split(":", 1)
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = int(value.split()[0]) * 1024
-    return values
+CHILD = CHILD_PRELUDE + r'''
 f = h5py.File(sys.argv[1], "r")
 element = f[sys.argv[2]]
 gc.collect()
 start = status()["VmRSS"]
 first = read_elem(f[sys.argv[3]]) if len(sys.argv) > 3 else None
 gc.collect()
-with open("/proc/self/clear_refs", "w") as out:
-    out.write("5")
+reset()
 value = read_elem(element)
 end = status()
 print(end["VmRSS"] - start, end["VmHWM"] - start)
 '''
-
-
-def modelled(tool, path, runtime):
-    out = subprocess.run([tool, "inspect", path, "--runtime", runtime, "--json"], capture_output=True, text=True,
-                         check=True)
-    found = {}
-
-    def walk(element):
-        found[element["path"]] = element
-        for child in element.get("children", []):
-            walk(child)
-    for element in json.loads(out.stdout)["elements"]:
-        walk(element)
-    return found
 
 
 def main():

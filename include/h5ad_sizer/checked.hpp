@@ -37,4 +37,15 @@ inline std::uint64_t checked_scale(std::uint64_t bytes, double factor) {
   return static_cast<std::uint64_t>(value);
 }
 
+// The smallest power of two >= n (1 for 0): the capacity of a buffer grown
+// by doubling.
+inline std::uint64_t pow2_at_least(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n) {
+    if (p > (UINT64_MAX >> 1)) throw std::overflow_error("size overflows 64 bits");
+    p <<= 1;
+  }
+  return p;
+}
+
 }  // namespace h5ad_sizer

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "h5ad_sizer/checked.hpp"
+#include "h5ad_sizer/estimate/arrow_pool.hpp"
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/estimate/python_costs.hpp"
 #include "h5ad_sizer/estimate/read_costs.hpp"
@@ -141,6 +142,17 @@ std::uint64_t arrow_build(std::uint64_t arrow_bytes, std::uint64_t count) {
   return checked_add(checked_scale(arrow_bytes, kArrowBuildFactor), checked_mul(count, python::kPointer));
 }
 
+// The buffers pyarrow's builder grows while it makes one large_string array
+// of `count` strings and `text` bytes, above the array it then returns: the
+// offsets and the text, each doubled from small until it fits. Measured with
+// VmHWM around pa.array(objects, type=pa.large_string()), 400 000 strings of
+// 20-60 bytes, a fresh process each (pyarrow 19.0.1): the peak above the
+// start was 0.92-0.95 of this plus the array, and jumped by 20 MB between 41
+// and 42 bytes a string, where the text outgrows 16 MiB.
+std::uint64_t arrow_builder(std::uint64_t count, std::uint64_t text) {
+  return checked_add(pow2_at_least(checked_mul(checked_add(count, 1), 8)), pow2_at_least(text));
+}
+
 // pandas.Categorical.from_codes: codes re-cast to the smallest type for the
 // number of categories, categories as an Index whose uniqueness is checked
 // (building a hash table that the Index keeps).
@@ -178,9 +190,56 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
   }
 }
 
+// anndata 0.12 and later read a nullable-string-array into pandas'
+// StringDtype, which pandas 3 backs with pyarrow, as they read it: the
+// values as str objects, a numpy StringDType copy of them, str objects again
+// inside pd.array, then the Arrow array (a second one where the mask marks
+// the missing values, once the first's temporaries are gone). Only the Arrow
+// array outlives the read: the values hold nothing after it, and the
+// column's read needs them all at once above it, with the share of the
+// values' own read temporaries that the copies do not reuse. Measured step
+// by step in one process with bench/accuracy/steps.py under anndata 0.13
+// and 0.12.6 (400 000 strings of 20-51 bytes, five columns): the model is
+// 0.90-1.04 of each column's peak read alone (docs/memory-model.md).
+// What such a column's read leaves held, as a share of its temporaries.
+// Read alone, 0.28-0.47 were resident once it returned (steps.py, "resident
+// after" less the Arrow array and the HDF5 buffers, over this model's
+// temporaries); in a frame the next such read reuses part of it. With 0.4,
+// what the read leaves came out 1.134-1.197 of the resident memory measured
+// once read_h5ad returned on nullable_strings and pandas3_strings under
+// anndata 0.13 and 0.12.6 (bench/accuracy/run.py --job after); with 0.25,
+// 1.020-1.090.
+constexpr double kConversionHeld = 0.25;
+
+void cost_nullable_strings_as_arrow(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
+  for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
+  const Element* values = element.children.empty() ? nullptr : &element.children[0];
+  if (values == nullptr || values->form != Form::str_objects || !values->strings) {
+    cost.sum_children();
+    return;
+  }
+  ElementCost& objects = cost.children[0];
+  const std::uint64_t count = values->nnz;
+  const std::uint64_t str_objects = objects.final_bytes;
+  const std::uint64_t read_temporaries = objects.python_temporaries_bytes;
+  objects.python_transient_bytes = checked_add(str_objects, objects.python_transient_bytes);
+  objects.final_bytes = 0;
+  const std::uint64_t arrow = python::arrow_string_array_bytes(count, *values->strings);
+  cost.children.push_back(bracketed("[values as Arrow strings]", arrow));
+  const std::uint64_t text = h5::scaled_mean(count, *values->strings, [](std::uint64_t length) { return length; });
+  cost.arrow_temporaries_bytes = arrow_builder(count, text);
+  cost.arrow_block_bytes = pow2_at_least(text);
+  std::uint64_t conversion = checked_add(checked_scale(str_objects, 2.0),
+                                         python::string_dtype_array_bytes(count, *values->strings));
+  conversion = checked_add(conversion, checked_scale(read_temporaries, read_costs::kFrameTemporariesHeld));
+  conversion = checked_add(conversion, cost.arrow_temporaries_bytes);
+  cost.sum_children(conversion);
+  cost.python_held_bytes = std::max(checked_scale(conversion, kConversionHeld), objects.python_held_bytes);
+  cost.kept_bytes = cost.python_held_bytes;
+}
+
 // Adds the Arrow arrays as a child; returns the largest conversion's build.
-// A nullable-string-array becomes pandas 3's StringDtype, Arrow-backed too:
-// its values are converted the same way.
+// A nullable-string-array is Arrow already (cost_nullable_strings_as_arrow).
 // Once the frame is built, the object arrays it was given are freed, but
 // for the index's when the runtime checks the index itself for duplicates
 // (its hash engine keeps an object copy: RuntimeModel::keeps_index_engine).
@@ -190,19 +249,11 @@ std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns, bool 
   for (std::size_t i = 0; i < cost.children.size() && i <= n_columns; ++i) {
     ElementCost* objects = &cost.children[i];
     const Element* column = objects->element;
-    if (column != nullptr && column->encoding == "nullable-string-array" && !column->children.empty() &&
-        !objects->children.empty()) {
-      column = &column->children[0];  // the values
-      objects = &objects->children[0];
-    }
     if (column == nullptr || column->form != Form::str_objects || !column->strings) continue;
     const std::uint64_t arrow = python::arrow_string_array_bytes(column->nnz, *column->strings);
     arrays = checked_add(arrays, arrow);
     largest_build = std::max(largest_build, arrow_build(arrow, column->nnz));
-    if (i < n_columns || !index_kept) {
-      objects->released_bytes = objects->final_bytes;
-      if (objects != &cost.children[i]) cost.children[i].released_bytes = objects->final_bytes;
-    }
+    if (i < n_columns || !index_kept) objects->released_bytes = objects->final_bytes;
   }
   if (arrays > 0) cost.children.push_back(bracketed("[string columns as Arrow]", arrays));
   return largest_build;
@@ -217,30 +268,46 @@ std::uint64_t arrow_conversion(ElementCost& cost, std::uint64_t n_columns, bool 
 // builds later among them (an upper bound): copies of one column reuse what
 // the reads of the others left (summed, the nullable-string copies of
 // anndata 0.12 came out 1.117 of the measured peak, docs/memory-model.md).
-// What pyarrow's pool served is held as after any read
-// (read_costs::held_after) at every later moment of the frame.
+// Columns converted to Arrow as they are read (nullable strings under
+// pandas 3) leave their own share (RuntimeModel::conversion_temporaries_held),
+// and theirs do not add up: each such read reuses the objects the one before
+// it left (bench/accuracy/steps.py --in-order: the index of pandas3_strings,
+// read after two such columns, stood 47.4 MiB above its own peak read alone
+// and the columns' Arrow arrays under anndata 0.13, 51.1 under 0.12.6, the
+// pool's buffers among it; with the shares summed, nullable_strings' load
+// under 0.12.6 came out 1.103 of its peak, with the largest 1.055). What pyarrow's
+// pool served stays resident unless a later build reuses it (ArrowPool).
 // Returns the most this needs above the frame's final bytes.
-std::uint64_t frame_read_peak(const ElementCost& frame, std::size_t reads, std::uint64_t construction) {
-  std::uint64_t done = 0;     // finals of the columns read so far
-  std::uint64_t earlier = 0;  // the temporaries of the reads so far, not through pyarrow
-  std::uint64_t largest = 0;  // the largest of them
-  std::uint64_t arrow = 0;    // the temporaries pyarrow served so far
-  std::uint64_t peak = 0;     // the frame's memory at its highest
-  auto left = [&](std::uint64_t object_temporaries) {
-    return checked_add(checked_scale(object_temporaries, read_costs::kFrameTemporariesHeld),
-                       read_costs::held_after(arrow));
-  };
+std::uint64_t frame_read_peak(const ElementCost& frame, std::size_t reads, std::uint64_t construction,
+                              const RuntimeModel& runtime) {
+  std::uint64_t done = 0;       // finals of the columns read so far
+  std::uint64_t left = 0;       // what the reads so far left that a later one does not reuse ...
+  std::uint64_t converted = 0;  // ... but for the columns converted to Arrow as read: the most one left
+  std::uint64_t largest = 0;    // the most any one read left
+  ArrowPool pool;               // what pyarrow served so far
+  std::uint64_t peak = 0;       // the frame's memory at its highest
   for (std::size_t i = 0; i < reads && i < frame.children.size(); ++i) {
     const ElementCost& column = frame.children[i];
     const std::uint64_t during = checked_add(checked_add(done, column.final_bytes), column.python_transient_bytes);
-    peak = std::max(peak, checked_add(during, left(earlier)));
+    const std::uint64_t beside = pool.beside(column.arrow_temporaries_bytes, column.arrow_block_bytes);
+    peak = std::max(peak, checked_add(checked_add(during, left), checked_add(converted, beside)));
     done = checked_add(done, column.final_bytes);
     const std::uint64_t objects = column.python_temporaries_bytes - column.arrow_temporaries_bytes;
-    earlier = checked_add(earlier, objects);
-    largest = std::max(largest, objects);
-    arrow = checked_add(arrow, column.arrow_temporaries_bytes);
+    if (column.arrow_block_bytes > 0) {
+      // Converted as read (cost_nullable_strings_as_arrow): each such read
+      // reuses what the one before it left of the same kinds of objects.
+      const std::uint64_t leaves = checked_scale(objects, runtime.conversion_temporaries_held);
+      converted = std::max(converted, leaves);
+      largest = std::max(largest, leaves);
+    } else {
+      const std::uint64_t leaves = checked_scale(objects, read_costs::kFrameTemporariesHeld);
+      left = checked_add(left, leaves);
+      largest = std::max(largest, leaves);
+    }
+    pool.add(column.arrow_temporaries_bytes, column.arrow_block_bytes);
   }
-  peak = std::max(peak, checked_add(checked_add(frame.final_bytes, construction), left(largest)));
+  const std::uint64_t beside = checked_add(largest, pool.beside(0, 0));
+  peak = std::max(peak, checked_add(checked_add(frame.final_bytes, construction), beside));
   return peak - frame.final_bytes;
 }
 
@@ -265,6 +332,14 @@ void cost_dataframe(const Element& element, const RuntimeModel& runtime, Element
     own_python = copy.bytes;
     if (runtime.arrow_strings) {
       own_python = checked_add(own_python, arrow_conversion(cost, n_columns, index_engine_kept));
+      const Element* index = n_columns < element.children.size() ? &element.children[n_columns] : nullptr;
+      if (index_engine_kept && index != nullptr && index->encoding == "nullable-string-array" &&
+          !index->children.empty() && index->children[0].form == Form::str_objects && index->children[0].strings) {
+        // An Arrow index read as such: its hash engine hashes an object copy.
+        const Element& values = index->children[0];
+        cost.children.push_back(bracketed("[index engine's str objects]",
+                                          python::string_array_bytes(values.nnz, *values.strings, runtime.str_headers)));
+      }
     }
   }
   if (element.checks_unique_index) {
@@ -313,7 +388,7 @@ void cost_dataframe(const Element& element, const RuntimeModel& runtime, Element
   if (!element.dataset) {
     // The columns and the index, which come first among the children.
     const std::size_t reads = (element.shape.size() > 1 ? element.shape[1] : 0) + 1;
-    cost.python_transient_bytes = frame_read_peak(cost, reads, own_python);
+    cost.python_transient_bytes = frame_read_peak(cost, reads, own_python, runtime);
   }
 }
 
@@ -325,6 +400,8 @@ ElementCost cost_of(const Element& element, const RuntimeModel& runtime) {
     cost_data(element, runtime, cost);
   } else if (element.encoding == "categorical") {
     cost_categorical(element, runtime, cost);
+  } else if (element.encoding == "nullable-string-array" && runtime.arrow_strings) {
+    cost_nullable_strings_as_arrow(element, runtime, cost);
   } else if (element.encoding == "dataframe") {
     cost_dataframe(element, runtime, cost);
   } else {

@@ -491,39 +491,119 @@ TEST(RuntimeArithmetic, Pandas3AddsArrowStringsAndOneConversion) {
   EXPECT_EQ(pandas3.read_overhead_bytes, pandas2.read_overhead_bytes + 2 * kMiB);
 }
 
-// An obs frame of one column, /obs/barcode (`encoding`, its two parts as
-// children), and an 11-byte string index.
-Report one_column_frame(const char* encoding, std::uint64_t rows, Element first, Element second) {
-  Element column;
-  column.path = "/obs/barcode";
-  column.encoding = encoding;
-  column.shape = {rows};
-  column.children = {std::move(first), std::move(second)};
+// An encoded group of `rows` elements (a column of a frame) and its parts.
+Element group(const std::string& path, const char* encoding, std::uint64_t rows, std::vector<Element> parts) {
+  Element e;
+  e.path = path;
+  e.encoding = encoding;
+  e.shape = {rows};
+  e.children = std::move(parts);
+  return e;
+}
+
+// A report of one obs frame: its columns, then its index.
+Report frame_report(std::uint64_t rows, std::vector<Element> columns, Element index) {
   Element obs;
   obs.path = "/obs";
   obs.encoding = "dataframe";
-  obs.children = {column, strings("/obs/_index", rows, 11)};
-  obs.shape = {rows, 1};
+  obs.shape = {rows, columns.size()};
+  obs.children = std::move(columns);
+  obs.children.push_back(std::move(index));
   Report report;
   report.elements = {obs};
   return report;
 }
 
-TEST(RuntimeArithmetic, Pandas3ConvertsNullableStringsToArrow) {
+// An obs frame of one column, /obs/barcode (`encoding`, its two parts as
+// children), and an 11-byte string index.
+Report one_column_frame(const char* encoding, std::uint64_t rows, Element first, Element second) {
+  return frame_report(rows, {group("/obs/barcode", encoding, rows, {std::move(first), std::move(second)})},
+                      strings("/obs/_index", rows, 11));
+}
+
+TEST(RuntimeArithmetic, Pandas3ConvertsNullableStringsToArrowAsTheyAreRead) {
   const std::uint64_t rows = 1000;
   const Report report = one_column_frame("nullable-string-array", rows, strings("/obs/barcode/values", rows, 20),
                                          numbers("/obs/barcode/mask", rows, 1));
-  const MemoryEstimate estimate3 = estimate_for(report, "anndata-0.12-pandas3");
-  const ElementCost* arrow = bracket(estimate3.elements.at(0), "[string columns as Arrow]");
-  ASSERT_NE(arrow, nullptr);
-  const std::uint64_t values = (rows + 1) * 8 + rows * 20 + rows / 8;
-  const std::uint64_t index = (rows + 1) * 8 + rows * 11 + rows / 8;
-  EXPECT_EQ(arrow->final_bytes, values + index);
-  // No copy of the values as Python strings, as anndata 0.12 makes under pandas 2.
+  for (const char* runtime : {"anndata-0.12-pandas3", "anndata-0.13"}) {
+    const MemoryEstimate estimate = estimate_for(report, runtime);
+    const ElementCost& column = estimate.elements.at(0).children.at(0);
+    const ElementCost& values = column.children.at(0);
+    const std::uint64_t objects = python::string_array_bytes(rows, *report.elements[0].children[0].children[0].strings,
+                                                             estimate.runtime.str_headers);
+    // The values hold nothing once read: the column is its Arrow array and mask.
+    EXPECT_EQ(values.final_bytes, 0u) << runtime;
+    EXPECT_EQ(values.python_transient_bytes, objects + values.python_temporaries_bytes) << runtime;
+    const ElementCost* arrow = bracket(column, "[values as Arrow strings]");
+    ASSERT_NE(arrow, nullptr) << runtime;
+    EXPECT_EQ(arrow->final_bytes, (rows + 1) * 8 + rows * 20 + rows / 8) << runtime;
+    EXPECT_EQ(column.final_bytes, arrow->final_bytes + rows) << runtime;
+    // At once above it: the objects twice, their StringDType copy (16 bytes
+    // and 1.25 x (20 + 8) in the arena a string), the share of the values'
+    // read temporaries, and the builder's doubled buffers (8 KiB of offsets,
+    // 32 KiB of text for 20 000 bytes).
+    const std::uint64_t builder = 8192 + 32768;
+    EXPECT_EQ(column.arrow_temporaries_bytes, builder) << runtime;
+    EXPECT_EQ(column.arrow_block_bytes, 32768u) << runtime;
+    EXPECT_EQ(column.python_transient_bytes,
+              2 * objects + rows * (16 + 35) +
+                  checked_scale(values.python_temporaries_bytes, read_costs::kFrameTemporariesHeld) + builder)
+        << runtime;
+    // DataFrame() turns only the index into Arrow.
+    const ElementCost* frame_arrow = bracket(estimate.elements.at(0), "[string columns as Arrow]");
+    ASSERT_NE(frame_arrow, nullptr) << runtime;
+    EXPECT_EQ(frame_arrow->final_bytes, (rows + 1) * 8 + rows * 11 + rows / 8) << runtime;
+  }
+  // Under pandas 2 the values stay Python strings, copied by pd.array: no Arrow.
   const MemoryEstimate estimate2 = estimate_for(report, "anndata-0.12");
   const ElementCost& pandas2 = estimate2.elements.at(0);
+  EXPECT_GT(pandas2.children.at(0).children.at(0).final_bytes, 0u);
   EXPECT_GE(pandas2.python_temporaries_bytes, pandas2.children.at(0).children.at(0).final_bytes);
   EXPECT_EQ(bracket(pandas2, "[string columns as Arrow]"), nullptr);
+  EXPECT_EQ(bracket(pandas2.children.at(0), "[values as Arrow strings]"), nullptr);
+}
+
+// A frame of two nullable-string columns and a numeric index.
+Report two_string_columns(std::uint64_t rows, std::uint64_t first_length, std::uint64_t second_length) {
+  auto column = [&](const std::string& path, std::uint64_t length) {
+    return group(path, "nullable-string-array", rows,
+                 {strings(path + "/values", rows, length), numbers(path + "/mask", rows, 1)});
+  };
+  return frame_report(rows, {column("/obs/a", first_length), column("/obs/b", second_length)},
+                      numbers("/obs/_index", rows, 8));
+}
+
+TEST(RuntimeArithmetic, AConvertedColumnStandsOnWhatTheOneBeforeLeft) {
+  const std::uint64_t rows = 100000;
+  for (const char* runtime : {"anndata-0.12-pandas3", "anndata-0.13"}) {
+    // 30 and 40 bytes a string: both texts grow to 4 MiB, the second reuses
+    // the first's builder; 30 and 60: the second's grows to 8 MiB beside it.
+    for (std::uint64_t second : {40u, 60u}) {
+      const Report report = two_string_columns(rows, 30, second);
+      const MemoryEstimate estimate = estimate_for(report, runtime);
+      const ElementCost& frame = estimate.elements.at(0);
+      const ElementCost& a = frame.children.at(0);
+      const ElementCost& b = frame.children.at(1);
+      ASSERT_EQ(a.arrow_block_bytes, 4 * kMiB);
+      ASSERT_EQ(b.arrow_block_bytes, second == 40 ? 4 * kMiB : 8 * kMiB);
+      const std::uint64_t left =
+          checked_scale(a.python_temporaries_bytes - a.arrow_temporaries_bytes, estimate.runtime.conversion_temporaries_held);
+      const std::uint64_t pool = second == 40 ? 0 : a.arrow_temporaries_bytes;
+      const std::uint64_t at_b = a.final_bytes + b.final_bytes + b.python_transient_bytes + left + pool;
+      // The second column's read is the frame's peak.
+      EXPECT_EQ(frame.final_bytes + frame.python_transient_bytes, at_b) << runtime << " " << second;
+      if (second == 40) {
+        // The index after them builds nothing: the second's builder, which
+        // took the first's memory, stands beside it, with the most either left.
+        const ElementCost& index = frame.children.at(2);
+        const std::uint64_t leaves = std::max(left, checked_scale(b.python_temporaries_bytes - b.arrow_temporaries_bytes,
+                                                                   estimate.runtime.conversion_temporaries_held));
+        EXPECT_GE(frame.final_bytes + frame.python_transient_bytes,
+                  a.final_bytes + b.final_bytes + index.final_bytes + leaves + b.arrow_temporaries_bytes)
+            << runtime;
+      }
+    }
+  }
 }
 
 TEST(RuntimeArithmetic, Pandas3CategoriesLeaveTheirArrowBuildsHeldInTheFrame) {
@@ -549,7 +629,7 @@ TEST(RuntimeArithmetic, Pandas3CategoriesLeaveTheirArrowBuildsHeldInTheFrame) {
   EXPECT_EQ(estimate2.elements.at(0).children.at(0).arrow_temporaries_bytes, 0u);
 }
 
-TEST(RuntimeArithmetic, ANullableStringIndexIsCopiedFrom012On) {
+TEST(RuntimeArithmetic, ANullableStringIndexIsCopiedUnderAnndata012) {
   // An index stored as nullable-string-array and one numeric column.
   const std::uint64_t rows = 100000;
   Element index;
@@ -562,19 +642,27 @@ TEST(RuntimeArithmetic, ANullableStringIndexIsCopiedFrom012On) {
   obs.encoding = "dataframe";
   obs.children = {numbers("/obs/n_genes", rows, 8), index};
   obs.shape = {rows, 1};
+  obs.checks_unique_index = true;
   Report report;
   report.elements = {obs};
   const std::uint64_t values = estimate_for(report, "anndata-0.11").elements.at(0).children.at(1).children.at(0).final_bytes;
+  // anndata 0.12 under pandas 2 copies the strings; under pandas 3 the index
+  // is converted as it is read (cost_nullable_strings_as_arrow), no copy.
   for (const char* runtime : {"anndata-0.11", "anndata-0.12", "anndata-0.12-pandas3", "anndata-0.13"}) {
     const MemoryEstimate estimate = estimate_for(report, runtime);
     const double copies = estimate.runtime.nullable_string_index_copies;
-    EXPECT_EQ(copies, std::string(runtime) == "anndata-0.11" ? 0.0 : 1.0) << runtime;
-    // The construction: the numeric column's block and the index's copies
-    // (and under pandas 3 the Arrow build of the index).
+    EXPECT_EQ(copies, std::string(runtime) == "anndata-0.12" ? 1.0 : 0.0) << runtime;
     EXPECT_GE(estimate.elements.at(0).python_temporaries_bytes, rows * 8 + checked_scale(values, copies)) << runtime;
   }
   EXPECT_EQ(estimate_for(report, "anndata-0.11").elements.at(0).python_temporaries_bytes,
             std::max<std::uint64_t>(rows * 8, estimate_for(report, "anndata-0.11").elements.at(0).children.at(1).python_temporaries_bytes));
+  // anndata 0.12.6 asks the index itself whether it is unique: its engine
+  // hashes an object copy of the Arrow strings, which stays. 0.13 asks a copy.
+  const MemoryEstimate kept = estimate_for(report, "anndata-0.12-pandas3");
+  const ElementCost* copy = bracket(kept.elements.at(0), "[index engine's str objects]");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->final_bytes, values);
+  EXPECT_EQ(bracket(estimate_for(report, "anndata-0.13").elements.at(0), "[index engine's str objects]"), nullptr);
 }
 
 

@@ -99,6 +99,17 @@ std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSamp
   return checked_add(checked_add(offsets, text), bitmap);
 }
 
+std::uint64_t string_dtype_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
+  constexpr std::uint64_t kElement = 16;
+  constexpr std::uint64_t kInline = 15;
+  constexpr std::uint64_t kArenaHeader = 8;
+  constexpr double kArenaGrowth = 1.25;
+  return h5::scaled_mean(count, sample, [](std::uint64_t length) {
+    if (length <= kInline) return kElement;
+    return checked_add(kElement, checked_scale(checked_add(length, kArenaHeader), kArenaGrowth));
+  });
+}
+
 std::uint64_t unicode_array_bytes(std::uint64_t count, std::uint64_t width) {
   return checked_mul(checked_mul(count, width), 4);
 }

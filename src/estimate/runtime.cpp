@@ -27,19 +27,23 @@ const std::vector<RuntimeModel>& runtime_models() {
       // pyarrow comes with `import anndata`; the first DataFrame with a str
       // column raised VmHWM by 1.34 MiB more (max of 3 fresh processes,
       // bench/runtimes/baselines.py, last column).
+      // A nullable-string conversion leaves 0.35 of its object temporaries
+      // to the frame's later reads (measured 0.33 and 0.18).
       {"anndata-0.12-pandas3", "anndata 0.12.6, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1",
        152 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/0.0,
-       /*nullable_string_index_copies=*/1.0, /*lazy_import_bytes=*/2 * kMiB},
+       /*nullable_string_index_copies=*/0.0, /*lazy_import_bytes=*/2 * kMiB, /*reads_raw_last=*/false,
+       python::kCPython311, /*keeps_index_engine=*/true, /*conversion_temporaries_held=*/0.35},
       // The first anndata to support pandas 3, on CPython 3.13 built from
       // Debian trixie's source (bench/runtimes/build-python.sh): 173.5 MiB
       // with anndata imported (zarr, numcodecs and pydantic come with it),
       // the first str frame 1.68 MiB more (baselines.py, max of 3,
       // 2026-12-01). Its str objects are 8 (ASCII) and 16 bytes smaller
-      // than 3.11's.
+      // than 3.11's. A nullable-string conversion leaves 0.15 of its object
+      // temporaries to the frame's later reads (measured 0.11 and 0.14).
       {"anndata-0.13", "anndata 0.13.4, pandas 3.1.1, pyarrow 19.0.1, numpy 2.3.5, h5py 3.15.1, CPython 3.13.5",
        184 * kMiB, /*arrow_strings=*/true, /*nullable_copies=*/0.25, /*nullable_string_copies=*/0.0,
-       /*nullable_string_index_copies=*/1.0, /*lazy_import_bytes=*/2 * kMiB, /*reads_raw_last=*/false,
-       python::kCPython313, /*keeps_index_engine=*/false},
+       /*nullable_string_index_copies=*/0.0, /*lazy_import_bytes=*/2 * kMiB, /*reads_raw_last=*/false,
+       python::kCPython313, /*keeps_index_engine=*/false, /*conversion_temporaries_held=*/0.15},
   };
   return models;
 }

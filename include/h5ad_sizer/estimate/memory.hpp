@@ -56,6 +56,10 @@ struct ElementCost {
   // (pandas 3's Arrow conversions of categories), which the object reads
   // after it in the same frame do not reuse.
   std::uint64_t arrow_temporaries_bytes = 0;
+  // The largest buffer among those (an Arrow string builder's text, grown
+  // by doubling), or 0 where it is not modelled: which later builds can
+  // reuse them (memory.cpp, ArrowPool).
+  std::uint64_t arrow_block_bytes = 0;
   // The part of final_bytes that is gone by the time read_h5ad returns:
   // under pandas 3, the object arrays of string columns once DataFrame() has
   // made them Arrow arrays. Counted at the read's peak, not after it.

@@ -35,16 +35,14 @@ struct RuntimeModel {
   // (anndata 0.12 under pandas 2 builds a StringArray of new str objects):
   // measured on 400 000-row columns written by anndata 0.11
   // (make_corpus.py nullable_strings): 0.945 of the peak without it. Under
-  // pandas 3 StringDtype is Arrow-backed: the values are costed as an Arrow
-  // conversion instead (estimate/memory.cpp).
+  // pandas 3 StringDtype is Arrow-backed: the column is converted as it is
+  // read instead (estimate/memory.cpp, cost_nullable_strings_as_arrow).
   double nullable_string_copies = 0.0;
   // The same for an index stored as nullable-string-array (anndata 0.13
   // under pandas 3 writes every index so): anndata 0.12 copies it like a
-  // column; under pandas 3 it takes one copy of its strings as Python
-  // objects too, although its columns take none. Measured end to end on
-  // make_corpus.py pandas3_strings (400 000 rows, two such columns and such
-  // an index): 0.975 of the peak without it under 0.12, 1.093 with; 0.945
-  // under 0.12.6 with pandas 3, 1.058 with. anndata 0.11 needs none (1.051).
+  // column. Measured end to end on make_corpus.py pandas3_strings (400 000
+  // rows, two such columns and such an index): 0.975 of the peak without it
+  // under 0.12, 1.093 with. anndata 0.11 needs none (1.051).
   double nullable_string_index_copies = 0.0;
   // What the read sets up on first use, beyond the 0.8 stack (pandas 3's
   // first Arrow string array: pyarrow is imported with anndata, its compute
@@ -63,6 +61,17 @@ struct RuntimeModel {
   // are freed when the check returns (anndata/_core/anndata.py,
   // _check_uniqueness, in each stack).
   bool keeps_index_engine = true;
+  // Under pandas 3, the share of a nullable-string column's read temporaries
+  // (its str objects, their StringDType copy and the str objects again that
+  // pd.array makes: estimate/memory.cpp) that the frame's later reads do not
+  // reuse; the other reads of a frame leave read_costs::kFrameTemporariesHeld.
+  // Measured with bench/accuracy/steps.py --in-order: how far a second such
+  // column peaked above the first's Arrow array, the pyarrow buffers it could
+  // not reuse and its own peak read alone, over the first's modelled
+  // temporaries: 0.11 and 0.14 under anndata 0.13 (CPython 3.13), 0.33 and
+  // 0.18 under 0.12.6 with pandas 3 (CPython 3.11), on make_corpus.py's
+  // nullable_strings and pandas3_strings.
+  double conversion_temporaries_held = 0.12;
 };
 
 // CELLxGENE's schema CLI pins anndata 0.11.4 (pandas 2, pyarrow): the
