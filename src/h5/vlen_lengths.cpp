@@ -43,23 +43,6 @@ std::uint64_t little_endian(const unsigned char* bytes, std::size_t width) {
   return value;
 }
 
-// Where each element's heap reference lies in the stored bytes:
-// {uint32 length, collection address (sizeof_addr bytes), uint32 object}.
-struct ReferenceLayout {
-  std::size_t stride = 0;  // bytes an element takes on disk
-  std::size_t offset = 0;  // where in it the reference starts
-  std::size_t sizeof_addr = 8;
-
-  HeapReference at(const unsigned char* element) const {
-    const unsigned char* reference = element + offset;
-    HeapReference out;
-    out.length = little_endian(reference, 4);
-    out.collection = little_endian(reference + 4, sizeof_addr);
-    out.object = static_cast<std::uint32_t>(little_endian(reference + 4 + sizeof_addr, 4));
-    return out;
-  }
-};
-
 bool is_vlen_string(hid_t type) {
   return H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0;
 }
@@ -71,10 +54,8 @@ bool is_vlen_string(hid_t type) {
 // moves it between memory and file: H5T__set_loc). Members that could hold
 // strings further down (nested compounds, arrays, sequences) are not
 // followed: nullopt, and the text is read instead.
-std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member,
-                                               std::size_t sizeof_addr) {
+std::optional<RecordLayout> record_layout(hid_t dataset, std::size_t sizeof_addr) {
   const std::size_t reference = 4 + sizeof_addr + 4;
-  if (member.empty()) return ReferenceLayout{reference, 0, sizeof_addr};
   Handle type(check(H5Dget_type(dataset), "reading the datatype"));
   if (H5Tget_class(type.get()) != H5T_COMPOUND) return std::nullopt;
   const int count = check(H5Tget_nmembers(type.get()), "reading the compound members");
@@ -82,7 +63,7 @@ std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string
     std::size_t memory_offset;
     std::size_t memory_size;
     bool string;
-    bool wanted;
+    std::string name;
   };
   std::vector<Member> members;
   for (int i = 0; i < count; ++i) {
@@ -92,27 +73,23 @@ std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string
     if (type_class == H5T_COMPOUND || type_class == H5T_ARRAY || type_class == H5T_VLEN) return std::nullopt;
     char* name = H5Tget_member_name(type.get(), index);
     if (name == nullptr) fail("reading a compound member name");
-    const bool wanted = member == name;
+    std::string owned(name);
     H5free_memory(name);
     members.push_back({H5Tget_member_offset(type.get(), index), H5Tget_size(member_type.get()),
-                       is_vlen_string(member_type.get()), wanted});
+                       is_vlen_string(member_type.get()), std::move(owned)});
   }
   std::sort(members.begin(), members.end(),
             [](const Member& a, const Member& b) { return a.memory_offset < b.memory_offset; });
+  RecordLayout layout;
   std::size_t grown = 0;  // what the string members before this one added
-  std::optional<std::size_t> offset;
   for (const Member& m : members) {
-    if (m.wanted) {
-      if (!m.string) return std::nullopt;
-      offset = m.memory_offset + grown;
-    }
-    if (m.string) {
-      if (m.memory_size > reference) return std::nullopt;
-      grown += reference - m.memory_size;
-    }
+    if (!m.string) continue;
+    if (m.memory_size > reference) return std::nullopt;
+    layout.string_offsets.emplace(m.name, m.memory_offset + grown);
+    grown += reference - m.memory_size;
   }
-  if (!offset) return std::nullopt;
-  return ReferenceLayout{H5Tget_size(type.get()) + grown, *offset, sizeof_addr};
+  layout.stride = H5Tget_size(type.get()) + grown;
+  return layout;
 }
 
 std::vector<Filter> filters_of(hid_t creation) {
@@ -239,6 +216,15 @@ std::optional<std::vector<HeapReference>> contiguous_references(hid_t dataset, i
 
 }  // namespace
 
+HeapReference ReferenceLayout::at(const unsigned char* element) const {
+  const unsigned char* reference = element + offset;
+  HeapReference out;
+  out.length = little_endian(reference, 4);
+  out.collection = little_endian(reference + 4, sizeof_addr);
+  out.object = static_cast<std::uint32_t>(little_endian(reference + 4 + sizeof_addr, 4));
+  return out;
+}
+
 StringHeap::StringHeap(hid_t object) : m_geometry(geometry_of(object)) {
   Handle file(check(H5Iget_file_id(object), "finding the file"));
   m_source = byte_source_of(file.get());
@@ -246,11 +232,26 @@ StringHeap::StringHeap(hid_t object) : m_geometry(geometry_of(object)) {
 
 StringHeap::~StringHeap() = default;
 
+std::optional<ReferenceLayout> StringHeap::reference_layout(hid_t dataset, const std::string& member) {
+  const std::size_t reference = 4 + m_geometry.sizeof_addr + 4;
+  if (member.empty()) return ReferenceLayout{reference, 0, m_geometry.sizeof_addr};
+  // A record array's string members are asked for one after another: its
+  // type is walked once (HDF5 does not hand out an identifier again).
+  if (m_records_of != dataset) {
+    m_records = record_layout(dataset, m_geometry.sizeof_addr);
+    m_records_of = dataset;
+  }
+  if (!m_records) return std::nullopt;
+  const auto found = m_records->string_offsets.find(member);
+  if (found == m_records->string_offsets.end()) return std::nullopt;
+  return ReferenceLayout{m_records->stride, found->second, m_geometry.sizeof_addr};
+}
+
 std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
                                                                  const std::vector<std::uint64_t>& flat,
                                                                  const std::string& member) {
   if (flat.empty()) return std::vector<HeapReference>{};
-  const auto layout = reference_layout(dataset, member, m_geometry.sizeof_addr);
+  const auto layout = reference_layout(dataset, member);
   if (!layout) return std::nullopt;
   std::optional<std::vector<HeapReference>> found;
   // Only contiguous storage has an offset; knowing that spares a copy of the
@@ -393,7 +394,13 @@ bool StringHeap::texts(const std::vector<HeapReference>& references, const TextL
 }
 
 const StringHeap::Collection* StringHeap::collection_at(std::uint64_t address) {
-  if (const auto it = m_collections.find(address); it != m_collections.end()) return it->second.get();
+  // A dataset's strings mostly sit in one collection: ask the map once.
+  if (m_last != nullptr && m_last_address == address) return m_last;
+  if (const auto it = m_collections.find(address); it != m_collections.end()) {
+    m_last_address = address;
+    m_last = it->second.get();
+    return m_last;
+  }
   if (address > UINT64_MAX - m_geometry.base) return nullptr;
   auto collection = Collection::read(*m_source, m_geometry.base + address, m_geometry);
   if (!collection) return nullptr;
@@ -405,7 +412,9 @@ const StringHeap::Collection* StringHeap::collection_at(std::uint64_t address) {
     m_cached_bytes = 0;
   }
   m_cached_bytes += collection->bytes();
-  return m_collections.emplace(address, std::make_unique<Collection>(std::move(*collection))).first->second.get();
+  m_last_address = address;
+  m_last = m_collections.emplace(address, std::make_unique<Collection>(std::move(*collection))).first->second.get();
+  return m_last;
 }
 
 }  // namespace h5ad_sizer::h5

@@ -47,6 +47,22 @@ struct TextLimits {
 // heap collections through the file's byte source. One per file read: it
 // keeps what every call would otherwise ask HDF5 again (the address width,
 // the user block) and the collections already parsed.
+// Where each element's heap reference lies in a dataset's stored bytes:
+// {uint32 length, collection address (sizeof_addr bytes), uint32 object}.
+struct ReferenceLayout {
+  std::size_t stride = 0;  // bytes an element takes on disk
+  std::size_t offset = 0;  // where in it the reference starts
+  std::size_t sizeof_addr = 8;
+  HeapReference at(const unsigned char* element) const;
+};
+
+// A compound dataset's records on disk: their stride, and where the
+// reference of each variable-length string member starts.
+struct RecordLayout {
+  std::size_t stride = 0;
+  std::map<std::string, std::size_t> string_offsets;
+};
+
 class StringHeap {
  public:
   // `object`: the file or anything in it.
@@ -79,12 +95,19 @@ class StringHeap {
  private:
   class Collection;
   const Collection* collection_at(std::uint64_t address);
+  std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member);
 
   static constexpr std::size_t kMaxCachedBytes = std::size_t{8} << 20;
   io::ByteSource* m_source = nullptr;
   Geometry m_geometry;
   std::map<std::uint64_t, std::unique_ptr<Collection>> m_collections;
   std::size_t m_cached_bytes = 0;
+  std::uint64_t m_last_address = 0;  // the collection asked for last, in m_collections
+  const Collection* m_last = nullptr;
+  // The last record array whose layout was asked for (HDF5 identifiers are
+  // not reused within a process) and that layout.
+  hid_t m_records_of = H5I_INVALID_HID;
+  std::optional<RecordLayout> m_records;
 };
 
 std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,
