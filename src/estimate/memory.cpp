@@ -218,10 +218,11 @@ void cost_nullable_strings_as_arrow(const Element& element, const RuntimeModel& 
     cost.sum_children();
     return;
   }
-  ElementCost& objects = cost.children[0];
+  ElementCost& objects = cost.children[0];  // before anything is added to the children
   const std::uint64_t count = values->nnz;
   const std::uint64_t str_objects = objects.final_bytes;
   const std::uint64_t read_temporaries = objects.python_temporaries_bytes;
+  const std::uint64_t read_held = objects.python_held_bytes;
   objects.python_transient_bytes = checked_add(str_objects, objects.python_transient_bytes);
   objects.final_bytes = 0;
   const std::uint64_t arrow = python::arrow_string_array_bytes(count, *values->strings);
@@ -234,7 +235,7 @@ void cost_nullable_strings_as_arrow(const Element& element, const RuntimeModel& 
   conversion = checked_add(conversion, checked_scale(read_temporaries, read_costs::kFrameTemporariesHeld));
   conversion = checked_add(conversion, cost.arrow_temporaries_bytes);
   cost.sum_children(conversion);
-  cost.python_held_bytes = std::max(checked_scale(conversion, kConversionHeld), objects.python_held_bytes);
+  cost.python_held_bytes = std::max(checked_scale(conversion, kConversionHeld), read_held);
   cost.kept_bytes = cost.python_held_bytes;
 }
 
