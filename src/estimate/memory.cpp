@@ -147,7 +147,7 @@ std::uint64_t arrow_build(std::uint64_t arrow_bytes, std::uint64_t count) {
 // offsets and the text, each doubled from small until it fits. Measured with
 // VmHWM around pa.array(objects, type=pa.large_string()), 400 000 strings of
 // 20-60 bytes, a fresh process each (pyarrow 19.0.1): the peak above the
-// start was 0.92-0.95 of this plus the array, and jumped by 20 MB between 41
+// start was 0.87-1.00 of this plus the array, and jumped by 20 MB between 41
 // and 42 bytes a string, where the text outgrows 16 MiB.
 std::uint64_t arrow_builder(std::uint64_t count, std::uint64_t text) {
   return checked_add(pow2_at_least(checked_mul(checked_add(count, 1), 8)), pow2_at_least(text));
