@@ -146,9 +146,10 @@ std::uint64_t arrow_build(std::uint64_t arrow_bytes, std::uint64_t count) {
 // of `count` strings and `text` bytes, above the array it then returns: the
 // offsets and the text, each doubled from small until it fits. Measured with
 // VmHWM around pa.array(objects, type=pa.large_string()), 400 000 strings of
-// 20-60 bytes, a fresh process each (pyarrow 19.0.1): the peak above the
-// start was 0.87-1.00 of this plus the array, and jumped by 20 MB between 41
-// and 42 bytes a string, where the text outgrows 16 MiB.
+// 16-300 bytes, a fresh process each (pyarrow 19.0.1; bench/accuracy/
+// string_buffers.py): the peak above the start was 0.83-1.00 of this plus
+// the array, and jumped by 20 MB between 41 and 42 bytes a string, where
+// the text outgrows 16 MiB.
 std::uint64_t arrow_builder(std::uint64_t count, std::uint64_t text) {
   return checked_add(pow2_at_least(checked_mul(checked_add(count, 1), 8)), pow2_at_least(text));
 }

@@ -52,8 +52,9 @@ std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSamp
 // which holds a string of up to 15 bytes itself; a longer one goes to the
 // array's arena with a size header. Measured with VmRSS around
 // `objects.astype(StringDType())`, 400 000 strings of one length, a fresh
-// process each (numpy 2.3.5): 16.0 bytes a string up to 15 bytes, then
-// 16 + 1.08-1.17 x (L + 8) from 16 to 300 bytes: 1.25 bounds it.
+// process each (numpy 2.3.5; bench/accuracy/string_buffers.py): 16.0 bytes
+// a string up to 15 bytes, then 16 + 0.98-1.18 x (L + 8) from 16 to 300
+// bytes over two runs: 1.25 bounds it.
 std::uint64_t string_dtype_array_bytes(std::uint64_t count, const h5::StringSample& sample);
 
 // numpy bytes of a fixed-width 'S' array turned into unicode 'U' by
