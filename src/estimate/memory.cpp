@@ -191,6 +191,17 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
   }
 }
 
+// What a nullable-string column converted to Arrow as it is read (below)
+// leaves held, as a share of its temporaries.
+// Read alone, 0.28-0.47 were resident once it returned (steps.py, "resident
+// after" less the Arrow array and the HDF5 buffers, over this model's
+// temporaries); in a frame the next such read reuses part of it. With 0.4,
+// what the read leaves came out 1.134-1.197 of the resident memory measured
+// once read_h5ad returned on nullable_strings and pandas3_strings under
+// anndata 0.13 and 0.12.6 (bench/accuracy/run.py --job after); with 0.25,
+// 1.020-1.090.
+constexpr double kConversionHeld = 0.25;
+
 // anndata 0.12 and later read a nullable-string-array into pandas'
 // StringDtype, which pandas 3 backs with pyarrow, as they read it: the
 // values as str objects, a numpy StringDType copy of them, str objects again
@@ -202,16 +213,6 @@ void cost_categorical(const Element& element, const RuntimeModel& runtime, Eleme
 // by step in one process with bench/accuracy/steps.py under anndata 0.13
 // and 0.12.6 (400 000 strings of 20-51 bytes, five columns): the model is
 // 0.90-1.04 of each column's peak read alone (docs/memory-model.md).
-// What such a column's read leaves held, as a share of its temporaries.
-// Read alone, 0.28-0.47 were resident once it returned (steps.py, "resident
-// after" less the Arrow array and the HDF5 buffers, over this model's
-// temporaries); in a frame the next such read reuses part of it. With 0.4,
-// what the read leaves came out 1.134-1.197 of the resident memory measured
-// once read_h5ad returned on nullable_strings and pandas3_strings under
-// anndata 0.13 and 0.12.6 (bench/accuracy/run.py --job after); with 0.25,
-// 1.020-1.090.
-constexpr double kConversionHeld = 0.25;
-
 void cost_nullable_strings_as_arrow(const Element& element, const RuntimeModel& runtime, ElementCost& cost) {
   for (const Element& child : element.children) cost.children.push_back(cost_of(child, runtime));
   const Element* values = element.children.empty() ? nullptr : &element.children[0];
@@ -228,7 +229,7 @@ void cost_nullable_strings_as_arrow(const Element& element, const RuntimeModel& 
   objects.final_bytes = 0;
   const std::uint64_t arrow = python::arrow_string_array_bytes(count, *values->strings);
   cost.children.push_back(bracketed("[values as Arrow strings]", arrow));
-  const std::uint64_t text = h5::scaled_mean(count, *values->strings, [](std::uint64_t length) { return length; });
+  const std::uint64_t text = python::string_text_bytes(count, *values->strings);
   cost.arrow_temporaries_bytes = arrow_builder(count, text);
   cost.arrow_block_bytes = pow2_at_least(text);
   std::uint64_t conversion = checked_add(checked_scale(str_objects, 2.0),
@@ -295,17 +296,17 @@ std::uint64_t frame_read_peak(const ElementCost& frame, std::size_t reads, std::
     peak = std::max(peak, checked_add(checked_add(during, left), checked_add(converted, beside)));
     done = checked_add(done, column.final_bytes);
     const std::uint64_t objects = column.python_temporaries_bytes - column.arrow_temporaries_bytes;
-    if (column.arrow_block_bytes > 0) {
-      // Converted as read (cost_nullable_strings_as_arrow): each such read
-      // reuses what the one before it left of the same kinds of objects.
-      const std::uint64_t leaves = checked_scale(objects, runtime.conversion_temporaries_held);
+    // Converted as read (cost_nullable_strings_as_arrow): each such read
+    // reuses what the one before it left of the same kinds of objects.
+    const bool as_read = column.arrow_block_bytes > 0;
+    const std::uint64_t leaves =
+        checked_scale(objects, as_read ? runtime.conversion_temporaries_held : read_costs::kFrameTemporariesHeld);
+    if (as_read) {
       converted = std::max(converted, leaves);
-      largest = std::max(largest, leaves);
     } else {
-      const std::uint64_t leaves = checked_scale(objects, read_costs::kFrameTemporariesHeld);
       left = checked_add(left, leaves);
-      largest = std::max(largest, leaves);
     }
+    largest = std::max(largest, leaves);
     pool.add(column.arrow_temporaries_bytes, column.arrow_block_bytes);
   }
   const std::uint64_t beside = checked_add(largest, pool.beside(0, 0));

@@ -91,9 +91,13 @@ std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sa
   return checked_mul(count, kPointer + mean);
 }
 
+std::uint64_t string_text_bytes(std::uint64_t count, const h5::StringSample& sample) {
+  return h5::scaled_mean(count, sample, [](std::uint64_t length) { return length; });
+}
+
 std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSample& sample) {
   if (count == 0) return 0;
-  const std::uint64_t text = h5::scaled_mean(count, sample, [](std::uint64_t length) { return length; });
+  const std::uint64_t text = string_text_bytes(count, sample);
   const std::uint64_t offsets = checked_mul(count + 1, 8);
   const std::uint64_t bitmap = (count + 7) / 8;
   return checked_add(checked_add(offsets, text), bitmap);

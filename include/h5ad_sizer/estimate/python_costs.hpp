@@ -44,6 +44,9 @@ std::uint64_t str_object_bytes_bound(std::uint64_t utf8_length, const StrHeaders
 std::uint64_t string_array_bytes(std::uint64_t count, const h5::StringSample& sample,
                                  const StrHeaders& headers = kCPython311);
 
+// The UTF-8 bytes of `count` strings whose lengths look like `sample`.
+std::uint64_t string_text_bytes(std::uint64_t count, const h5::StringSample& sample);
+
 // An Arrow large_string array of `count` strings whose lengths look like
 // `sample`: int64 offsets, the UTF-8 bytes, and a validity bitmap.
 std::uint64_t arrow_string_array_bytes(std::uint64_t count, const h5::StringSample& sample);
