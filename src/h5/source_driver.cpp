@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <iterator>
 #include <cstring>
+#include <memory>
 #include <mutex>
 
 #include "h5ad_sizer/h5/error.hpp"
+#include "h5ad_sizer/h5/metadata_prefetch.hpp"
 
 namespace h5ad_sizer::h5 {
 namespace {
@@ -32,6 +34,7 @@ struct SourceFile {
   H5FD_t base;
   io::ByteSource* source = nullptr;
   haddr_t eoa = 0;
+  std::unique_ptr<MetadataPrefetch> prefetch;  // for sources that fetch ahead
 };
 
 SourceFile* cast(H5FD_t* file) { return reinterpret_cast<SourceFile*>(file); }
@@ -65,6 +68,11 @@ H5FD_t* open_callback(const char*, unsigned flags, hid_t fapl, haddr_t) {
   auto* file = new (std::nothrow) SourceFile{};
   if (file == nullptr) return nullptr;
   file->source = info->source;
+  try {
+    if (file->source->fetches_ahead()) file->prefetch = std::make_unique<MetadataPrefetch>(*file->source);
+  } catch (...) {
+    // Without it every read still works, one round trip at a time.
+  }
   return &file->base;
 }
 
@@ -107,7 +115,7 @@ herr_t get_handle_callback(H5FD_t* file, hid_t, void** handle) {
   return 0;
 }
 
-herr_t read_callback(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, std::size_t size,
+herr_t read_callback(H5FD_t* file, H5FD_mem_t type, hid_t, haddr_t address, std::size_t size,
                      void* buffer) {
   try {
     io::ByteSource& source = *cast(file)->source;
@@ -117,6 +125,8 @@ herr_t read_callback(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, std::size
     if (address < end) inside = static_cast<std::size_t>(std::min<std::uint64_t>(size, end - address));
     if (inside > 0) source.read(address, inside, buffer);
     if (inside < size) std::memset(static_cast<char*>(buffer) + inside, 0, size - inside);
+    // A group's B-tree: what HDF5 will read next is written in it.
+    if (type == H5FD_MEM_BTREE && cast(file)->prefetch) cast(file)->prefetch->on_btree_read(address);
     return 0;
   } catch (...) {
     pending_error = std::current_exception();

@@ -33,6 +33,14 @@ CurlApi load() {
   bind(library, "curl_easy_strerror", api.easy_strerror);
   bind(library, "curl_slist_append", api.slist_append);
   bind(library, "curl_slist_free_all", api.slist_free_all);
+  bind(library, "curl_multi_init", api.multi_init);
+  bind(library, "curl_multi_cleanup", api.multi_cleanup);
+  bind(library, "curl_multi_setopt", api.multi_setopt);
+  bind(library, "curl_multi_add_handle", api.multi_add_handle);
+  bind(library, "curl_multi_remove_handle", api.multi_remove_handle);
+  bind(library, "curl_multi_perform", api.multi_perform);
+  bind(library, "curl_multi_poll", api.multi_poll);
+  bind(library, "curl_multi_info_read", api.multi_info_read);
   api.global_init(CURL_GLOBAL_DEFAULT);
   return api;  // the library stays loaded for the life of the process
 }

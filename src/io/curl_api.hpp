@@ -19,6 +19,14 @@ struct CurlApi {
   decltype(&curl_easy_strerror) easy_strerror;
   decltype(&curl_slist_append) slist_append;
   decltype(&curl_slist_free_all) slist_free_all;
+  decltype(&curl_multi_init) multi_init;
+  decltype(&curl_multi_cleanup) multi_cleanup;
+  decltype(&curl_multi_setopt) multi_setopt;
+  decltype(&curl_multi_add_handle) multi_add_handle;
+  decltype(&curl_multi_remove_handle) multi_remove_handle;
+  decltype(&curl_multi_perform) multi_perform;
+  decltype(&curl_multi_poll) multi_poll;
+  decltype(&curl_multi_info_read) multi_info_read;
 };
 
 // Loads libcurl.so.4 and initialises it, once. Throws Error(usage_error)

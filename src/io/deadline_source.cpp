@@ -18,6 +18,11 @@ class DeadlineSource final : public ByteSource {
     m_inner->read(offset, length, out);
   }
   const IoStats& stats() const override { return m_inner->stats(); }
+  bool fetches_ahead() const override { return m_inner->fetches_ahead(); }
+  std::uint64_t prefetch(const std::vector<ByteRange>& ranges) override {
+    if (std::chrono::steady_clock::now() >= m_deadline) return 0;
+    return m_inner->prefetch(ranges);
+  }
 
  private:
   std::unique_ptr<ByteSource> m_inner;

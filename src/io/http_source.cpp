@@ -128,6 +128,16 @@ std::optional<std::uint64_t> total_from_content_range(const std::string& header)
   return std::strtoull(total.c_str(), nullptr, 10);
 }
 
+// A curl_slist owned for the length of one request.
+struct HeaderList {
+  HeaderList() = default;
+  HeaderList(const HeaderList&) = delete;
+  HeaderList& operator=(const HeaderList&) = delete;
+  curl_slist* list = nullptr;
+  ~HeaderList() { curl().slist_free_all(list); }
+  void add(const std::string& header) { list = curl().slist_append(list, header.c_str()); }
+};
+
 bool retryable_status(long status) { return status == 429 || status >= 500; }
 
 class HttpSource final : public ByteSource {
@@ -141,7 +151,11 @@ class HttpSource final : public ByteSource {
     // group, which every later read starts from.
     fetch(0, m_options.first_read_bytes);
   }
-  ~HttpSource() override { curl().easy_cleanup(m_curl); }
+  ~HttpSource() override {
+    for (CURL* handle : m_idle) curl().easy_cleanup(handle);
+    if (m_multi != nullptr) curl().multi_cleanup(m_multi);
+    curl().easy_cleanup(m_curl);
+  }
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
 
@@ -179,6 +193,8 @@ class HttpSource final : public ByteSource {
   }
 
   const IoStats& stats() const override { return m_stats; }
+  bool fetches_ahead() const override { return true; }
+  std::uint64_t prefetch(const std::vector<ByteRange>& ranges) override { return prefetch_blocks(ranges); }
 
  private:
   struct Block {
@@ -264,23 +280,152 @@ class HttpSource final : public ByteSource {
       // then judged like an empty local file, not as a network failure.
       if (response.status == 416) return;
     }
-    const std::uint64_t block = m_options.block_bytes;
     make_room(response.body.size());
     ++m_fetches;
-    m_last_fetch_first = offset / block;
-    m_last_fetch_end = m_last_fetch_first;
-    for (std::uint64_t at = 0; at < response.body.size(); at += block) {
-      const std::uint64_t take = std::min<std::uint64_t>(block, response.body.size() - at);
-      // Only whole blocks, or the file's last one, are cached.
+    m_last_fetch_first = offset / m_options.block_bytes;
+    m_last_fetch_end = store(offset, response.body, m_fetches);
+  }
+
+  // Caches the blocks of `body`, fetched from `offset` (block-aligned), as
+  // fetch number `fetch` (0: a prefetch); blocks already held keep what
+  // they hold. Only whole blocks, or the file's last one, are cached.
+  // Returns the block after the last one the body covered.
+  std::uint64_t store(std::uint64_t offset, const std::vector<char>& body, std::uint64_t fetch) {
+    const std::uint64_t block = m_options.block_bytes;
+    std::uint64_t end = offset / block;
+    for (std::uint64_t at = 0; at < body.size(); at += block) {
+      const std::uint64_t take = std::min<std::uint64_t>(block, body.size() - at);
       if (take < block && offset + at + take < m_size) break;
-      m_last_fetch_end = (offset + at) / block + 1;
+      end = (offset + at) / block + 1;
       auto [it, added] = m_blocks.try_emplace((offset + at) / block);
       if (!added) continue;
-      it->second.fetch = m_fetches;
-      it->second.data.assign(response.body.begin() + static_cast<std::ptrdiff_t>(at),
-                             response.body.begin() + static_cast<std::ptrdiff_t>(at + take));
+      it->second.fetch = fetch;
+      it->second.data.assign(body.begin() + static_cast<std::ptrdiff_t>(at),
+                             body.begin() + static_cast<std::ptrdiff_t>(at + take));
       m_cached_bytes += take;
     }
+    return end;
+  }
+
+  // prefetch(): the blocks not yet held, in runs of adjacent ones (each at
+  // most max_window_bytes), fetched with up to max_concurrent_requests
+  // requests in flight on one libcurl multi handle, whose connections stay
+  // open for the next round. What fails is left for read() to fetch (with
+  // its retries and its errors), so nothing here throws.
+  std::uint64_t prefetch_blocks(const std::vector<ByteRange>& ranges) {
+    if (!m_size_known || m_size == 0) return 0;
+    const std::uint64_t block = m_options.block_bytes;
+    std::vector<std::uint64_t> wanted;
+    for (const ByteRange& range : ranges) {
+      if (range.length == 0 || range.offset >= m_size) continue;
+      const std::uint64_t last = (std::min(range.offset + std::min(range.length, m_size), m_size) - 1) / block;
+      for (std::uint64_t b = range.offset / block; b <= last; ++b) {
+        if (m_blocks.count(b) == 0) wanted.push_back(b);
+      }
+    }
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    if (wanted.empty()) return 0;
+    // Never more than the cache may hold: a prefetch must not evict what
+    // it brought itself.
+    const std::uint64_t room = m_options.max_cache_bytes / 2;
+    if (wanted.size() * block > room) wanted.resize(room / block);
+    // Blocks close together go in one request, with what lies between
+    // (a request costs a round trip, a few more KiB almost nothing), up to
+    // max_window_bytes a request.
+    std::vector<ByteRange> runs;
+    const std::uint64_t longest = std::max<std::uint64_t>(1, m_options.max_window_bytes / block);
+    const std::uint64_t gap = m_options.prefetch_gap_bytes / block;
+    for (std::size_t i = 0; i < wanted.size();) {
+      std::size_t j = i + 1;
+      while (j < wanted.size() && wanted[j] - wanted[j - 1] <= gap + 1 && wanted[j] - wanted[i] < longest) ++j;
+      const std::uint64_t offset = wanted[i] * block;
+      runs.push_back({offset, std::min<std::uint64_t>((wanted[j - 1] - wanted[i] + 1) * block, m_size - offset)});
+      i = j;
+    }
+    std::uint64_t incoming = 0;
+    for (const ByteRange& run : runs) incoming += run.length;
+    make_room(incoming);
+    fetch_concurrently(runs);
+    return incoming;
+  }
+
+  struct Transfer {
+    CURL* handle = nullptr;
+    ByteRange range;
+    Response response;
+    HeaderList headers;
+    std::string user_password;
+    std::string range_text;
+  };
+
+  void fetch_concurrently(const std::vector<ByteRange>& runs) {
+    if (m_multi == nullptr) {
+      m_multi = curl().multi_init();
+      if (m_multi == nullptr) return;
+    }
+    const auto start = Clock::now();
+    std::vector<std::unique_ptr<Transfer>> active;
+    std::size_t next = 0;
+    const auto begin = [&](const ByteRange& run) {
+      auto transfer = std::make_unique<Transfer>();
+      if (m_idle.empty()) {
+        transfer->handle = curl().easy_init();
+        if (transfer->handle == nullptr) return false;
+      } else {
+        transfer->handle = m_idle.back();
+        m_idle.pop_back();
+      }
+      transfer->range = run;
+      transfer->range_text = std::to_string(run.offset) + "-" + std::to_string(run.offset + run.length - 1);
+      transfer->response.body_limit = run.length;
+      transfer->response.body.reserve(run.length);
+      configure(transfer->handle, transfer->range_text, transfer->response, timeout_within_deadline(),
+                transfer->headers, transfer->user_password);
+      spdlog::debug("{}: GET bytes {} (prefetch)", m_name, transfer->range_text);
+      curl().multi_add_handle(m_multi, transfer->handle);
+      active.push_back(std::move(transfer));
+      ++m_stats.requests;
+      return true;
+    };
+    try {
+      while (next < runs.size() && active.size() < m_options.max_concurrent_requests && begin(runs[next])) ++next;
+      while (!active.empty()) {
+        int running = 0;
+        if (curl().multi_perform(m_multi, &running) != CURLM_OK) break;
+        int left = 0;
+        while (CURLMsg* message = curl().multi_info_read(m_multi, &left)) {
+          if (message->msg != CURLMSG_DONE) continue;
+          const auto it = std::find_if(active.begin(), active.end(),
+                                       [&](const auto& t) { return t->handle == message->easy_handle; });
+          if (it == active.end()) continue;
+          Transfer& done = **it;
+          m_stats.bytes_read += done.response.body.size();
+          if (message->data.result == CURLE_OK && done.response.status == 206 &&
+              done.response.body.size() == done.range.length) {
+            store(done.range.offset, done.response.body, 0);
+          } else {
+            spdlog::debug("{}: prefetch of bytes {} failed ({}, HTTP {}): left to the reads", m_name,
+                          done.range_text, curl().easy_strerror(message->data.result), done.response.status);
+          }
+          curl().multi_remove_handle(m_multi, done.handle);
+          m_idle.push_back(done.handle);
+          active.erase(it);
+          if (next < runs.size() && begin(runs[next])) ++next;
+        }
+        if (active.empty()) break;
+        curl().multi_poll(m_multi, nullptr, 0, 100, nullptr);
+      }
+    } catch (const Error& error) {
+      spdlog::debug("{}: prefetch stopped: {}", m_name, error.what());  // the deadline: read() reports it
+    }
+    for (auto& transfer : active) {
+      curl().multi_remove_handle(m_multi, transfer->handle);
+      m_idle.push_back(transfer->handle);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    m_stats.seconds += seconds;
+    spdlog::debug("{}: prefetched {} ranges in {:.3f} s", m_name, runs.size(), seconds);
   }
 
   Response request(std::uint64_t offset, std::uint64_t length) {
@@ -376,13 +521,6 @@ class HttpSource final : public ByteSource {
     return std::min(length, total - offset);
   }
 
-  // A curl_slist owned for the length of one request.
-  struct HeaderList {
-    curl_slist* list = nullptr;
-    ~HeaderList() { curl().slist_free_all(list); }
-    void add(const std::string& header) { list = curl().slist_append(list, header.c_str()); }
-  };
-
   // The request timeout, cut to what is left before the deadline.
   std::chrono::milliseconds timeout_within_deadline() const {
     if (!m_options.deadline) return m_options.request_timeout;
@@ -394,39 +532,46 @@ class HttpSource final : public ByteSource {
   CURLcode perform(const std::string& range, Response& response, std::chrono::milliseconds timeout) {
     HeaderList headers;
     std::string user_password;
+    configure(m_curl, range, response, timeout, headers, user_password);
+    return curl().easy_perform(m_curl);
+  }
+
+  // Sets `handle` up for a GET of `range` into `response`; `headers` and
+  // `user_password` must live as long as the transfer.
+  void configure(CURL* handle, const std::string& range, Response& response, std::chrono::milliseconds timeout,
+                 HeaderList& headers, std::string& user_password) {
     if (!m_options.aws_sigv4.empty() && m_options.credentials) {
       std::vector<std::string> signed_headers;
       m_options.credentials(user_password, signed_headers);
       for (const auto& header : signed_headers) headers.add(header);
     }
-    curl().easy_reset(m_curl);
-    curl().easy_setopt(m_curl, CURLOPT_URL, m_url.c_str());
-    curl().easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
-    curl().easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
+    curl().easy_reset(handle);
+    curl().easy_setopt(handle, CURLOPT_URL, m_url.c_str());
+    curl().easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+    curl().easy_setopt(handle, CURLOPT_RANGE, range.c_str());
     // Redirects are ours to judge (follow_redirect).
-    curl().easy_setopt(m_curl, CURLOPT_FOLLOWLOCATION, 0L);
-    curl().easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    curl().easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     if (!m_options.allow_link_local) {
-      curl().easy_setopt(m_curl, CURLOPT_OPENSOCKETFUNCTION, open_socket_refusing_link_local);
-      curl().easy_setopt(m_curl, CURLOPT_OPENSOCKETDATA, &response);
+      curl().easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, open_socket_refusing_link_local);
+      curl().easy_setopt(handle, CURLOPT_OPENSOCKETDATA, &response);
     }
     // A server that trickles is given up on like a silent one, then retried
     // within the deadline.
-    curl().easy_setopt(m_curl, CURLOPT_LOW_SPEED_LIMIT, m_options.low_speed_bytes_per_second);
-    curl().easy_setopt(m_curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(m_options.low_speed_time.count()));
-    curl().easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
-    curl().easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-    curl().easy_setopt(m_curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl().easy_setopt(m_curl, CURLOPT_HEADERDATA, &response);
-    curl().easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl().easy_setopt(m_curl, CURLOPT_WRITEDATA, &response);
-    if (headers.list) curl().easy_setopt(m_curl, CURLOPT_HTTPHEADER, headers.list);
+    curl().easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, m_options.low_speed_bytes_per_second);
+    curl().easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(m_options.low_speed_time.count()));
+    curl().easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
+    curl().easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    curl().easy_setopt(handle, CURLOPT_HEADERFUNCTION, on_header);
+    curl().easy_setopt(handle, CURLOPT_HEADERDATA, &response);
+    curl().easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
+    curl().easy_setopt(handle, CURLOPT_WRITEDATA, &response);
+    if (headers.list) curl().easy_setopt(handle, CURLOPT_HTTPHEADER, headers.list);
     if (!m_options.aws_sigv4.empty()) {
-      curl().easy_setopt(m_curl, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
-      curl().easy_setopt(m_curl, CURLOPT_USERPWD, user_password.c_str());
+      curl().easy_setopt(handle, CURLOPT_AWS_SIGV4, m_options.aws_sigv4.c_str());
+      curl().easy_setopt(handle, CURLOPT_USERPWD, user_password.c_str());
     }
-    if (!m_options.ca_bundle.empty()) curl().easy_setopt(m_curl, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
-    return curl().easy_perform(m_curl);
+    if (!m_options.ca_bundle.empty()) curl().easy_setopt(handle, CURLOPT_CAINFO, m_options.ca_bundle.c_str());
   }
 
   [[noreturn]] void fail(const std::string& why) const {
@@ -437,6 +582,8 @@ class HttpSource final : public ByteSource {
   std::string m_name;
   HttpOptions m_options;
   CURL* m_curl = nullptr;
+  CURLM* m_multi = nullptr;      // prefetch's transfers, made on first use
+  std::vector<CURL*> m_idle;     // its easy handles between transfers
   std::uint64_t m_size = 0;
   bool m_size_known = false;
   std::map<std::uint64_t, Block> m_blocks;

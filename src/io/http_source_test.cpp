@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <vector>
 
@@ -168,6 +169,62 @@ TEST_F(HttpSourceTest, AReadInPiecesCostsOneRequest) {
   source->read(start + head.size(), rest.size(), rest.data());
   expect_pattern(rest, start + head.size());
   EXPECT_EQ(source->stats().requests, 2u);  // the first request and this one
+}
+
+TEST_F(HttpSourceTest, PrefetchBringsRangesThatReadsThenFindHeld) {
+  auto source = open();
+  ASSERT_TRUE(source->fetches_ahead());
+  // Blocks 20 and 22 (with block 21 between them: one request), block 40
+  // (another), and block 1, which the first request holds already.
+  const std::uint64_t asked = source->prefetch({{20 * 64 * kKiB + 5, 100}, {22 * 64 * kKiB, 10},
+                                                {40 * 64 * kKiB + 7, 64 * kKiB}, {64 * kKiB, 10}});
+  EXPECT_EQ(asked, 5 * 64 * kKiB);  // blocks 20-22, 40 and 41
+  EXPECT_EQ(source->stats().requests, 3u);
+  EXPECT_EQ(source->stats().bytes_read, kFirst + 5 * 64 * kKiB);
+  std::vector<unsigned char> data(3 * 64 * kKiB);
+  source->read(20 * 64 * kKiB, data.size(), data.data());
+  expect_pattern(data, 20 * 64 * kKiB);
+  source->read(40 * 64 * kKiB + 3, 1000, data.data());
+  data.resize(1000);
+  expect_pattern(data, 40 * 64 * kKiB + 3);
+  EXPECT_EQ(source->stats().requests, 3u);  // all held
+  // What is held is not asked for again.
+  EXPECT_EQ(source->prefetch({{21 * 64 * kKiB, 64 * kKiB}}), 0u);
+  EXPECT_EQ(source->stats().requests, 3u);
+}
+
+TEST_F(HttpSourceTest, PrefetchSplitsFarRangesAndBoundsItsRequests) {
+  HttpOptions options;
+  options.max_window_bytes = 128 * kKiB;  // two blocks a request
+  options.max_concurrent_requests = 2;
+  auto source = open_http(url(), "blob", options);
+  // Blocks 8-15 in one range: four requests of two blocks, two at a time.
+  // A range past the end of the file and an empty one are nothing.
+  EXPECT_EQ(source->prefetch({{8 * 64 * kKiB, 8 * 64 * kKiB}, {8 * kMiB, 10}, {100, 0}}), 8 * 64 * kKiB);
+  EXPECT_EQ(source->stats().requests, 5u);
+  std::vector<unsigned char> data(8 * 64 * kKiB);
+  source->read(8 * 64 * kKiB, data.size(), data.data());
+  expect_pattern(data, 8 * 64 * kKiB);
+  EXPECT_EQ(source->stats().requests, 5u);
+}
+
+TEST_F(HttpSourceTest, APrefetchThatFailsIsLeftToTheReads) {
+  // The file goes away after the first request: the prefetch's 404 is
+  // passed over quietly, and the read that wants the bytes reports it.
+  const std::string path = root->file("gone.bin");
+  std::vector<char> bytes(4 * kMiB, 'x');
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  auto source = open_http(server->http("/gone.bin"), "gone");
+  std::remove(path.c_str());
+  EXPECT_EQ(source->prefetch({{2 * kMiB, 100}}), 64 * kKiB);
+  EXPECT_EQ(source->stats().requests, 2u);
+  std::vector<unsigned char> data(100);
+  try {
+    source->read(2 * kMiB, data.size(), data.data());
+    ADD_FAILURE() << "the read found bytes the prefetch could not fetch";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "gone: not found (HTTP 404)");
+  }
 }
 
 TEST(RedactUrl, HidesTheQueryString) {

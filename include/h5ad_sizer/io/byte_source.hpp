@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace h5ad_sizer::io {
 
@@ -13,6 +14,12 @@ struct IoStats {
   std::uint64_t requests = 0;    // reads that reached the file or the server
   std::uint64_t bytes_read = 0;  // bytes those reads fetched
   double seconds = 0;            // time spent in them
+};
+
+// Bytes [offset, offset + length) of a source.
+struct ByteRange {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
 };
 
 // Random-access bytes: a local file, or an object behind HTTP(S)/S3. HDF5
@@ -26,6 +33,17 @@ class ByteSource {
   // size() (HDF5 never asks past the end of the file).
   virtual void read(std::uint64_t offset, std::size_t length, void* out) = 0;
   virtual const IoStats& stats() const = 0;
+  // Whether prefetch() fetches anything: only then is finding out what to
+  // prefetch worth its reads (a local file answers each read at once).
+  virtual bool fetches_ahead() const { return false; }
+  // Brings `ranges` in before they are read, all at once where the source
+  // can (concurrent requests). A hint: it never throws for what it could
+  // not fetch, and a later read() of those bytes fetches them as usual.
+  // Returns the bytes it asked for.
+  virtual std::uint64_t prefetch(const std::vector<ByteRange>& ranges) {
+    (void)ranges;
+    return 0;
+  }
 };
 
 using Deadline = std::chrono::steady_clock::time_point;

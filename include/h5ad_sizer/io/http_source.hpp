@@ -47,6 +47,10 @@ struct HttpOptions {
   // The block cache's bound (the read in progress may pass it): the
   // metadata of the files measured in docs/remote.md takes at most 22 MiB.
   std::size_t max_cache_bytes = 32 * 1024 * 1024;
+  // prefetch(): requests in flight at once, and the largest hole between
+  // wanted blocks that one request reads through rather than split.
+  std::size_t max_concurrent_requests = 16;
+  std::size_t prefetch_gap_bytes = 1024 * 1024;
 };
 
 // A file behind HTTP(S) read with ranged GETs. It never sends HEAD (a
@@ -54,7 +58,8 @@ struct HttpOptions {
 // size. Reads go through a block cache; a missed read brings a window of
 // blocks around it in one request, a window that grows while what it brings
 // is read (metadata clustered together, a sequential scan) and shrinks when
-// not. Retries 5xx, 429,
+// not. prefetch() fetches many ranges at once, on concurrent connections
+// (h5::MetadataPrefetch feeds it a file's group structure). Retries 5xx, 429,
 // timeouts and resets with exponential backoff and jitter; 403 and 404 are
 // final. A server that ignores Range is refused, never downloaded.
 //
