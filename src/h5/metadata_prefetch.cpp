@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 
+#include "h5ad_sizer/h5/little_endian.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -31,15 +32,8 @@ bool signature(const std::vector<unsigned char>& data, const char* text) {
   return data.size() >= 4 && std::memcmp(data.data(), text, 4) == 0;
 }
 
-std::uint32_t u16(const unsigned char* p) { return p[0] | (p[1] << 8); }
-std::uint32_t u32(const unsigned char* p) {
-  return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-std::uint64_t little_endian(const unsigned char* p, unsigned bytes) {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < bytes; ++i) value |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-  return value;
-}
+std::uint32_t u16(const unsigned char* p) { return static_cast<std::uint32_t>(little_endian(p, 2)); }
+std::uint32_t u32(const unsigned char* p) { return static_cast<std::uint32_t>(little_endian(p, 4)); }
 
 }  // namespace
 

@@ -183,6 +183,12 @@ DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage) {
     info.stored_bytes = H5Dget_storage_size(dataset);
     return info;
   }
+  if (H5Dget_offset(dataset) != HADDR_UNDEF) {
+    // Contiguous, its data written: no chunks and no filters, and the same
+    // saving (a dataset of uns is as likely contiguous as scalar).
+    info.stored_bytes = H5Dget_storage_size(dataset);
+    return info;
+  }
   Handle plist(check(H5Dget_create_plist(dataset), "reading the creation properties"));
   info.chunked = H5Pget_layout(plist.get()) == H5D_CHUNKED;
   std::uint64_t chunk_elements = 1;

@@ -1,5 +1,7 @@
 #include "h5ad_sizer/h5/vlen_lengths.hpp"
 
+#include "h5ad_sizer/h5/little_endian.hpp"
+
 #include <lzf.h>
 #include <zlib.h>
 
@@ -35,12 +37,6 @@ StringHeap::Geometry geometry_of(hid_t object) {
   check(H5Pget_userblock(creation.get(), &user_block), "reading file properties");
   geometry.base = user_block;
   return geometry;
-}
-
-std::uint64_t little_endian(const unsigned char* bytes, std::size_t width) {
-  std::uint64_t value = 0;
-  for (std::size_t i = width; i-- > 0;) value = value << 8 | bytes[i];
-  return value;
 }
 
 bool is_vlen_string(hid_t type) {
