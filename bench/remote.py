@@ -14,6 +14,7 @@ of a request to S3. The files come from bench/size_speed.py's generator.
 """
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -94,9 +95,12 @@ def serve_out(latency_ms):
 
 
 def run(cmd, log):
+    """Requests, bytes, seconds, methods and round trips of one run. Round
+    trips (requests waited for one after another) come from h5ad-sizer's
+    --stats; h5ls's requests are all sequential."""
     open(log, "w").close()
     start = time.perf_counter()
-    result = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise RuntimeError(f"{cmd}: {result.stderr.strip()}")
@@ -104,7 +108,10 @@ def run(cmd, log):
     methods = {}
     for method, _, _ in lines:
         methods[method] = methods.get(method, 0) + 1
-    return len(lines), sum(int(b) for _, _, b in lines), seconds, methods
+    rounds = len(lines)
+    if "--stats" in cmd:
+        rounds = json.loads(result.stdout)["io"]["round_trips"]
+    return len(lines), sum(int(b) for _, _, b in lines), seconds, methods, rounds
 
 
 def main():
@@ -140,21 +147,21 @@ def main():
         files.append((uns_label, uns_name))
     with serve_out(a.latency_ms) as (port, log):
         print(f"Latency added per request: {a.latency_ms} ms\n")
-        print("| data | file | tool | requests | bytes read | seconds | methods |")
-        print("|---|---|---|---:|---:|---:|---|")
+        print("| data | file | tool | requests | round trips | bytes read | seconds | methods |")
+        print("|---|---|---|---:|---:|---:|---:|---|")
         for label, name in files:
             url = f"http://127.0.0.1:{port}/{name}"
             size = os.path.getsize(os.path.join(OUT, name))
-            tools = [("h5ad-sizer size", [a.tool, "size", url])]
+            tools = [("h5ad-sizer size", [a.tool, "size", url, "--stats"])]
             if not a.no_h5ls:
                 tools.append(("h5ls --vfd=ros3 -r", ["h5ls", "--vfd=ros3", "-r", url]))
             for tool, cmd in tools:
                 # h5ls once: at 30 ms it takes minutes on the uns-heavy file.
                 results = [run(cmd, log) for _ in range(a.runs if tool.startswith("h5ad-sizer") else 1)]
-                requests, read, _, methods = results[-1]
+                requests, read, _, methods, rounds = results[-1]
                 seconds = max(r[2] for r in results)
                 shown = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
-                print(f"| {label} | {size / 1e6:.0f} MB | {tool} | {requests} | {read / 2**20:.2f} MiB | "
+                print(f"| {label} | {size / 1e6:.0f} MB | {tool} | {requests} | {rounds} | {read / 2**20:.2f} MiB | "
                       f"{seconds:.3f} | {shown} |", flush=True)
 
 if __name__ == "__main__":

@@ -221,8 +221,32 @@ def write_broken_fixtures():
     copy_with("links.h5ad", links)
 
 
+def write_wide_uns_fixture():
+    """An uns of 120 results, each a dict of small arrays and strings: a group
+    structure spread over more than the first request reads (256 KiB), so
+    that remote reads walk it ahead of HDF5 (docs/remote.md)."""
+    local = np.random.default_rng(20261201)
+    n_obs, n_vars = 100, 40
+    adata = ad.AnnData(
+        X=local.random((n_obs, n_vars)).astype(np.float32),
+        obs=pd.DataFrame({"group": pd.Categorical(local.choice(["a", "b"], n_obs))},
+                         index=[f"cell-{i}" for i in range(n_obs)]),
+        var=pd.DataFrame(index=[f"gene-{i}" for i in range(n_vars)]),
+    )
+    adata.uns = {
+        f"result_{i}": {
+            "names": np.array([f"gene-{j}" for j in local.integers(0, n_vars, 30)], dtype=object),
+            "scores": local.random(300).astype(np.float32),
+            "params": {"method": "wilcoxon", "n_genes": 30},
+        }
+        for i in range(120)
+    }
+    adata.write_h5ad(path("wide_uns.h5ad"))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     write_anndata_fixtures()
     write_legacy_fixture()
     write_broken_fixtures()
+    write_wide_uns_fixture()

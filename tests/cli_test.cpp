@@ -104,6 +104,7 @@ TEST(CliSize, StatsCountTheReadsOfALocalFile) {
   EXPECT_GT(io["bytes_read"].get<std::uint64_t>(), 0u);
   EXPECT_LE(io["bytes_read"].get<std::uint64_t>(), 176496u);
   EXPECT_TRUE(io["seconds"].is_number());
+  EXPECT_EQ(io["round_trips"], io["requests"]);  // a local file's reads come one after another
 }
 
 TEST(CliSize, AbsentXIsEncodingNoneAndAbsentRawIsNull) {

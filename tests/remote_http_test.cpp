@@ -7,9 +7,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <hdf5.h>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "h5ad_sizer/h5/handle.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
+#include "h5ad_sizer/io/http_source.hpp"
 #include "nginx_server.hpp"
 #include "test_support.hpp"
 
@@ -38,6 +43,66 @@ class RemoteHttp : public ::testing::Test {
 };
 
 testing::NginxServer* RemoteHttp::server = nullptr;
+
+TEST_F(RemoteHttp, AGroupStructurePastTheFirstRequestIsWalkedAhead) {
+  // wide_uns.h5ad's 120 uns results lie past the first 256 KiB: the walk
+  // of its groups (h5::MetadataPrefetch) fetches them before HDF5 asks,
+  // and the answer is the local one.
+  const auto remote = run_tool({"size", server->http("/wide_uns.h5ad"), "--stats"});
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  const json doc = json::parse(remote.out);
+  EXPECT_EQ(testing::without_source(doc),
+            testing::without_source(json::parse(run_tool({"size", data_file("wide_uns.h5ad")}).out)));
+  EXPECT_LE(doc["io"]["round_trips"].get<std::size_t>(), doc["io"]["requests"].get<std::size_t>());
+}
+
+// `inner` with prefetching hidden: HDF5 then reads as it would without the
+// walk, one miss at a time.
+class NoPrefetch final : public io::ByteSource {
+ public:
+  explicit NoPrefetch(io::ByteSource& inner) : m_inner(inner) {}
+  std::uint64_t size() override { return m_inner.size(); }
+  void read(std::uint64_t offset, std::size_t length, void* out) override { m_inner.read(offset, length, out); }
+  const io::IoStats& stats() const override { return m_inner.stats(); }
+
+ private:
+  io::ByteSource& m_inner;
+};
+
+// Every object of the file opened (its header read), as a walk of the
+// whole file does; the source's round trips and requests after it.
+std::pair<std::uint64_t, std::uint64_t> visit_all(io::ByteSource& source, const io::ByteSource& counted) {
+  h5::Handle file = h5::open_file(source, "wide_uns.h5ad");
+#if H5_VERSION_GE(1, 12, 0)
+  const auto each = [](hid_t, const char*, const H5O_info2_t*, void*) -> herr_t { return 0; };
+  EXPECT_GE(H5Ovisit3(file.get(), H5_INDEX_NAME, H5_ITER_INC, each, nullptr, H5O_INFO_BASIC), 0);
+#else
+  const auto each = [](hid_t, const char*, const H5O_info_t*, void*) -> herr_t { return 0; };
+  EXPECT_GE(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_INC, each, nullptr, H5O_INFO_BASIC), 0);
+#endif
+  return {counted.stats().round_trips, counted.stats().requests};
+}
+
+TEST_F(RemoteHttp, TheGroupWalkTurnsMissesIntoConcurrentRounds) {
+  // Small requests and no reading through holes, so that the file's
+  // structure takes many requests either way: with the walk they come a
+  // level at a time, several at once; without it, one after another.
+  io::HttpOptions options;
+  options.first_read_bytes = 64 * 1024;
+  options.initial_window_bytes = 64 * 1024;
+  options.max_window_bytes = 64 * 1024;
+  options.prefetch_gap_bytes = 0;
+  const std::string url = server->http("/wide_uns.h5ad");
+  auto walked = io::open_http(url, "wide_uns", options);
+  const auto [walked_rounds, walked_requests] = visit_all(*walked, *walked);
+  auto plain = io::open_http(url, "wide_uns", options);
+  NoPrefetch hidden(*plain);
+  const auto [plain_rounds, plain_requests] = visit_all(hidden, *plain);
+  EXPECT_EQ(plain_rounds, plain_requests);
+  EXPECT_LT(walked_rounds, walked_requests);
+  EXPECT_LT(walked_rounds * 2, plain_rounds) << walked_rounds << " rounds with the walk, " << plain_rounds
+                                             << " without";
+}
 
 TEST_F(RemoteHttp, SameResultAsTheLocalFileWithFewRangedGets) {
   const auto local = run_tool({"size", data_file("example.h5ad")});

@@ -425,7 +425,9 @@ class HttpSource final : public ByteSource {
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     m_stats.seconds += seconds;
-    spdlog::debug("{}: prefetched {} ranges in {:.3f} s", m_name, runs.size(), seconds);
+    const std::size_t lanes = std::max<std::size_t>(1, m_options.max_concurrent_requests);
+    m_stats.round_trips += (next + lanes - 1) / lanes;
+    spdlog::debug("{}: prefetched {} ranges in {:.3f} s", m_name, next, seconds);
   }
 
   Response request(std::uint64_t offset, std::uint64_t length) {
@@ -441,6 +443,7 @@ class HttpSource final : public ByteSource {
       const CURLcode code = perform(range, response, timeout);
       m_stats.seconds += std::chrono::duration<double>(Clock::now() - start).count();
       ++m_stats.requests;
+      ++m_stats.round_trips;
       m_stats.bytes_read += response.body.size();
 
       if (response.refused_full_body) {

@@ -88,6 +88,7 @@ class LocalFile final : public ByteSource {
       length -= static_cast<std::size_t>(got);
     }
     ++m_stats.requests;
+    ++m_stats.round_trips;
   }
 
   [[noreturn]] void fail_at(std::uint64_t offset, std::size_t length, ssize_t got) const {
@@ -129,6 +130,7 @@ class MemorySource final : public ByteSource {
     }
     std::memcpy(out, m_bytes.data() + offset, length);
     ++m_stats.requests;
+    ++m_stats.round_trips;
     m_stats.bytes_read += length;
   }
   const IoStats& stats() const override { return m_stats; }

@@ -151,7 +151,8 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
   if (with_io) {
     out["io"] = {{"requests", sizing.io.requests},
                  {"bytes_read", sizing.io.bytes_read},
-                 {"seconds", sizing.io.seconds}};
+                 {"seconds", sizing.io.seconds},
+                 {"round_trips", sizing.io.round_trips}};
   }
   return out;
 }

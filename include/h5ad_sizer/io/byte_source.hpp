@@ -13,6 +13,9 @@ namespace h5ad_sizer::io {
 struct IoStats {
   std::uint64_t requests = 0;    // reads that reached the file or the server
   std::uint64_t bytes_read = 0;  // bytes those reads fetched
+  // The requests one had to wait for after another: requests made
+  // concurrently (a prefetch) count once a round. What latency multiplies.
+  std::uint64_t round_trips = 0;
   double seconds = 0;            // time spent in them
 };
 
