@@ -3,7 +3,9 @@
 //   in front of it a proxy that recomputes every signed request's AWS
 //   Signature V4 with AWS's own signer (@smithy/signature-v4) and answers
 //   403 SignatureDoesNotMatch when it differs (s3rver itself checks only
-//   the format). Verified requests are passed on without their signature.
+//   the format). Verified requests are passed on without their signature;
+//   unsigned ones too (a public bucket), except for keys under private/,
+//   which are 403 AccessDenied unsigned.
 //
 //   node servers.mjs PORT_FILE ITEM...
 // ITEM is FILE (stored under its base name), FILE=KEY, or
@@ -102,6 +104,11 @@ async function verify(request) {
 }
 
 const proxy = http.createServer(async (request, response) => {
+  if (!request.headers.authorization && request.url.includes('/private/')) {
+    response.writeHead(403, { 'content-type': 'application/xml' });
+    response.end('<Error><Code>AccessDenied</Code><Message>private/ needs a signature</Message></Error>');
+    return;
+  }
   if (request.headers.authorization) {
     const problem = await verify(request).catch((error) => String(error));
     if (problem) {
