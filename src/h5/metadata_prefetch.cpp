@@ -86,7 +86,10 @@ void MetadataPrefetch::walk(std::vector<Item> level) {
       ranges.push_back({item.address, std::min(wanted, m_size - item.address)});
     }
     m_prefetched += m_source.prefetch(ranges);
-    if (m_prefetched >= kMaxBytes) m_enabled = false;  // this level is in; the rest is HDF5's to read
+    if (m_prefetched >= kMaxBytes) {
+      m_enabled = false;  // this level is in; the rest is HDF5's to read
+      return;
+    }
     std::vector<Item> next;
     for (const Item& item : level) {
       if (item.kind != Kind::heap_data) parse(item, next);

@@ -28,7 +28,7 @@ class RecordingSource final : public io::ByteSource {
     for (const auto& range : ranges) bytes += range.length;
     prefetched.insert(prefetched.end(), ranges.begin(), ranges.end());
     ++calls;
-    return bytes;
+    return reported_bytes > 0 ? reported_bytes : bytes;
   }
   bool was_prefetched(std::uint64_t address) const {
     for (const auto& range : prefetched) {
@@ -38,6 +38,7 @@ class RecordingSource final : public io::ByteSource {
   }
   std::vector<io::ByteRange> prefetched;
   int calls = 0;
+  std::uint64_t reported_bytes = 0;  // what each prefetch says it asked for, if not 0
 
  private:
   std::unique_ptr<io::ByteSource> m_inner;
@@ -137,6 +138,18 @@ TEST(MetadataPrefetch, AHostileStructureStopsTheWalk) {
   EXPECT_TRUE(source.was_prefetched(2048));
   prefetch.on_btree_read(1024);  // once stopped, it stays stopped
   EXPECT_EQ(prefetch.visited().size(), 3u);
+}
+
+TEST(MetadataPrefetch, StopsAtItsByteBudget) {
+  // A source whose first prefetch takes the whole budget: the walk stops
+  // there, before the level below (the symbol node at 2048).
+  RecordingSource source(io::open_memory(hostile_file()));
+  source.reported_bytes = MetadataPrefetch::kMaxBytes;
+  MetadataPrefetch prefetch(source);
+  prefetch.on_btree_read(64);
+  EXPECT_EQ(source.calls, 1);
+  EXPECT_EQ(prefetch.visited().size(), 2u);  // the node at 64 and its child at 1024
+  EXPECT_EQ(prefetch.visited().count(2048), 0u);
 }
 
 }  // namespace
