@@ -34,9 +34,8 @@ class MetadataPrefetch {
   // yet walked, walk what lies below it.
   void on_btree_read(std::uint64_t address);
 
-  // For tests: what has been walked, and what prefetching brought.
+  // For tests: the addresses walked.
   const std::unordered_set<std::uint64_t>& visited() const { return m_seen; }
-  std::uint64_t prefetched_bytes() const { return m_prefetched; }
 
   // Objects visited at most (a 600-member uns of nested dicts has 5 400),
   // and bytes prefetched at most (that file's metadata takes 18 MiB).
