@@ -48,7 +48,7 @@ def wait_for(port):
     raise RuntimeError(f"nothing listens on {port}")
 
 
-def start_nginx(tmp):
+def start_nginx(tmp, root):
     port = free_port()
     with open(os.path.join(tmp, "nginx.conf"), "w") as f:
         f.write(f"""daemon off; master_process off; worker_processes 1;
@@ -57,7 +57,7 @@ events {{ worker_connections 64; }}
 http {{ log_format brief '$request_method $status $body_bytes_sent'; access_log {tmp}/access.log brief;
   client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; uwsgi_temp_path {tmp};
   scgi_temp_path {tmp};
-  server {{ listen 127.0.0.1:{port}; root {OUT}; }} }}
+  server {{ listen 127.0.0.1:{port}; root {root}; }} }}
 """)
     process = subprocess.Popen(["/usr/sbin/nginx", "-p", tmp, "-e", f"{tmp}/error.log", "-c", f"{tmp}/nginx.conf"])
     wait_for(port)
@@ -74,14 +74,19 @@ def start_delay(tmp, target, delay_ms):
     raise RuntimeError("the delay proxy did not start")
 
 
-@contextlib.contextmanager
 def serve_out(latency_ms):
-    """nginx serving bench/out on 127.0.0.1, behind the delay proxy when
+    """nginx serving bench/out: serve_root(OUT, latency_ms)."""
+    return serve_root(OUT, latency_ms)
+
+
+@contextlib.contextmanager
+def serve_root(root, latency_ms=0):
+    """nginx serving `root` on 127.0.0.1, behind the delay proxy when
     latency_ms > 0. Yields the port to use and nginx's access log."""
     tmp = tempfile.mkdtemp(prefix="h5ad-bench-")
     servers = []
     try:
-        nginx, port = start_nginx(tmp)
+        nginx, port = start_nginx(tmp, root)
         servers.append(nginx)
         if latency_ms:
             proxy, port = start_delay(tmp, port, latency_ms)
