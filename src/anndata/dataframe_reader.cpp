@@ -35,7 +35,7 @@ Element ElementReader::read_dataframe(hid_t parent, const std::string& name,
       return read_compound_dataframe(object, path, categories_for);
     }
     if (h5::object_type(object) != h5::ObjectType::group) invalid(path, "not a dataframe");
-    auto encoding = h5::string_attribute(object, kEncodingType);
+    auto encoding = attributes(object).string(object, kEncodingType);
     if (encoding && *encoding != "dataframe") {
       invalid(path, "expected a dataframe, found encoding-type '" + *encoding + "'");
     }
@@ -44,12 +44,12 @@ Element ElementReader::read_dataframe(hid_t parent, const std::string& name,
 }
 
 Element ElementReader::read_encoded_dataframe(hid_t group, const std::string& path) {
-  auto index_name = h5::string_attribute(group, kIndexName);
+  auto index_name = attributes(group).string(group, kIndexName);
   if (!index_name) invalid(path, "dataframe has no _index attribute");
-  auto columns = h5::string_list_attribute(group, kColumnOrder);
+  auto columns = attributes(group).string_list(group, kColumnOrder);
   if (!columns) invalid(path, "dataframe has no column-order attribute");
   // 0.7 (dataframe 0.1.0) kept categories apart, found by the column name.
-  const bool v07 = h5::string_attribute(group, kEncodingVersion).value_or("") == "0.1.0";
+  const bool v07 = attributes(group).string(group, kEncodingVersion).value_or("") == "0.1.0";
 
   Element element;
   element.path = path;
@@ -83,7 +83,7 @@ Element ElementReader::read_v07_categorical(hid_t dataframe, const std::string& 
                                             const std::string& path) {
   return with_object(dataframe, column, path, [&](hid_t codes) {
     if (h5::object_type(codes) != h5::ObjectType::dataset ||
-        !h5::has_attribute(codes, kV07CategoriesAttr)) {
+        !attributes(codes).has(codes, kV07CategoriesAttr)) {
       return dispatch(codes, path);
     }
     // The column's `categories` attribute references __categories/<column>;

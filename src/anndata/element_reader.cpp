@@ -91,6 +91,16 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
   }
 }
 
+h5::StringHeap& ElementReader::heap(hid_t object) {
+  if (!m_heap) m_heap = std::make_unique<h5::StringHeap>(object);
+  return *m_heap;
+}
+
+h5::AttributeReader& ElementReader::attributes(hid_t object) {
+  if (!m_attributes) m_attributes = std::make_unique<h5::AttributeReader>(heap(object));
+  return *m_attributes;
+}
+
 h5::DatasetInfo ElementReader::describe(hid_t dataset) {
   ++m_datasets_read;
   return h5::describe_dataset(dataset, m_storage);
@@ -108,7 +118,7 @@ Element ElementReader::read(hid_t parent, const h5::Link& link, const std::strin
 Element ElementReader::dispatch(hid_t object, const std::string& path) {
   switch (h5::object_type(object)) {
     case h5::ObjectType::group:
-      return read_group(object, path, h5::string_attribute(object, kEncodingType).value_or(""));
+      return read_group(object, path, attributes(object).string(object, kEncodingType).value_or(""));
     case h5::ObjectType::dataset:
       return read_dataset(object, path);
     case h5::ObjectType::other:
@@ -122,7 +132,7 @@ Element ElementReader::read_group(hid_t group, const std::string& path,
   if (encoding == "csr_matrix" || encoding == "csc_matrix") {
     return read_sparse(group, path, encoding);
   }
-  if (auto legacy_format = h5::string_attribute(group, kLegacySparseFormat)) {
+  if (auto legacy_format = attributes(group).string(group, kLegacySparseFormat)) {
     return read_sparse(group, path, *legacy_format + "_matrix");
   }
   if (encoding == "dataframe") return read_encoded_dataframe(group, path);
@@ -202,7 +212,7 @@ Element ElementReader::read_sparse(hid_t group, const std::string& path,
 
 Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
   const h5::DatasetInfo info = describe(dataset);
-  std::string encoding = h5::string_attribute(dataset, kEncodingType).value_or("");
+  std::string encoding = attributes(dataset).string(dataset, kEncodingType).value_or("");
   const bool text = info.type.type_class == h5::TypeClass::vlen_string ||
                     info.type.type_class == h5::TypeClass::fixed_string;
   if (info.null_space || encoding == "null") {
@@ -275,8 +285,7 @@ void ElementReader::sample_strings(hid_t dataset, const h5::DatasetInfo& info,
                    " B";
     sample.oversized_lengths.push_back(kAssumedStringLength);
   } else {
-    if (!m_heap) m_heap = std::make_unique<h5::StringHeap>(dataset);
-    sample = h5::sample_strings(dataset, info, member, m_limits, m_heap.get());
+    sample = h5::sample_strings(dataset, info, member, m_limits, &heap(dataset));
     std::uint64_t text_bytes = 0;
     if (sample.lengths.empty()) {
       for (const auto& t : sample.texts) text_bytes += t.size();

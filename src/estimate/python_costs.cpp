@@ -47,6 +47,11 @@ Shape shape_of(std::string_view utf8) {
 }  // namespace
 
 std::uint64_t str_object_bytes(std::string_view utf8, const StrHeaders& headers) {
+  // Most strings are ASCII (barcodes, gene ids, encoding names): a byte a
+  // character, nothing to decode.
+  bool ascii = true;
+  for (const char c : utf8) ascii &= static_cast<unsigned char>(c) < 0x80;
+  if (ascii) return allocation(headers.ascii + utf8.size() + 1);
   const Shape shape = shape_of(utf8);
   if (shape.widest < 0x80) return allocation(headers.ascii + shape.characters + 1);
   const std::uint64_t width = shape.widest < 0x100 ? 1 : shape.widest < 0x10000 ? 2 : 4;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "h5ad_sizer/h5/little_endian.hpp"
+#include "h5ad_sizer/h5/object_header.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -23,10 +24,6 @@ constexpr std::uint64_t kFirstBytes = 4096;
 // (h5py's are a few KiB at most): parsing garbage must not allocate much.
 constexpr std::uint64_t kMaxParsedBytes = 1024 * 1024;
 constexpr std::uint64_t kMaxHeapBytes = 4 * 1024 * 1024;
-
-// A datatype message of class 9 (variable-length) whose bit field says
-// string.
-bool is_string_type(const unsigned char* type) { return (type[0] & 0x0f) == 9 && (type[1] & 0x0f) == 1; }
 
 bool signature(const std::vector<unsigned char>& data, const char* text) {
   return data.size() >= 4 && std::memcmp(data.data(), text, 4) == 0;
@@ -46,16 +43,16 @@ MetadataPrefetch::MetadataPrefetch(io::ByteSource& source) : m_source(source) {
     if (std::memcmp(super.data(), kSignature, 8) != 0) return;  // a user block: not walked
     const unsigned version = super[8];
     if (version <= 1) {
-      m_offset_size = super[13];
-      m_length_size = super[14];
+      m_geometry.sizeof_addr = super[13];
+      m_geometry.sizeof_size = super[14];
     } else if (version <= 3) {
-      m_offset_size = super[9];
-      m_length_size = super[10];
+      m_geometry.sizeof_addr = super[9];
+      m_geometry.sizeof_size = super[10];
     } else {
       return;
     }
-    const auto valid = [](unsigned size) { return size == 2 || size == 4 || size == 8; };
-    m_enabled = valid(m_offset_size) && valid(m_length_size);
+    const auto valid = [](std::size_t size) { return size == 2 || size == 4 || size == 8; };
+    m_enabled = valid(m_geometry.sizeof_addr) && valid(m_geometry.sizeof_size);
   } catch (const std::exception& error) {
     spdlog::debug("metadata prefetch off: {}", error.what());
   }
@@ -126,15 +123,15 @@ void MetadataPrefetch::parse(const Item& item, std::vector<Item>& next) {
 // key, child, key, ..., key. A group node's children are nodes one level
 // down, or symbol nodes at level 0. Chunk indexes (type 1) are not walked.
 void MetadataPrefetch::parse_btree(std::uint64_t address, std::vector<Item>& next) {
-  const std::uint64_t head = 8 + 2 * m_offset_size;
+  const std::uint64_t head = 8 + 2 * m_geometry.sizeof_addr;
   std::vector<unsigned char> data = bytes(address, head);
   if (!signature(data, "TREE") || data[4] != 0) return;
   const unsigned level = data[5];
   const std::uint32_t entries = u16(&data[6]);
-  const std::uint64_t pair = m_length_size + m_offset_size;
-  data = bytes(address + head, entries * pair + m_length_size);
+  const std::uint64_t pair = m_geometry.sizeof_size + m_geometry.sizeof_addr;
+  data = bytes(address + head, entries * pair + m_geometry.sizeof_size);
   for (std::uint32_t i = 0; i < entries; ++i) {
-    const std::uint64_t child = offset_at(&data[i * pair + m_length_size]);
+    const std::uint64_t child = offset_at(&data[i * pair + m_geometry.sizeof_size]);
     add(child, level > 0 ? Kind::btree : Kind::symbol_node, 0, next);
   }
 }
@@ -146,59 +143,50 @@ void MetadataPrefetch::parse_symbol_node(std::uint64_t address, std::vector<Item
   std::vector<unsigned char> data = bytes(address, 8);
   if (!signature(data, "SNOD")) return;
   const std::uint32_t symbols = u16(&data[6]);
-  const std::uint64_t entry = m_length_size + m_offset_size + 8 + 16;
+  const std::uint64_t entry = m_geometry.sizeof_size + m_geometry.sizeof_addr + 8 + 16;
   data = bytes(address + 8, symbols * entry);
   for (std::uint32_t i = 0; i < symbols; ++i) {
     const unsigned char* p = &data[i * entry];
-    add(offset_at(p + m_length_size), Kind::object_header, 0, next);
-    const unsigned char* cache = p + m_length_size + m_offset_size;
+    add(offset_at(p + m_geometry.sizeof_size), Kind::object_header, 0, next);
+    const unsigned char* cache = p + m_geometry.sizeof_size + m_geometry.sizeof_addr;
     if (u32(cache) == 1) {
       add(offset_at(cache + 8), Kind::btree, 0, next);
-      add(offset_at(cache + 8 + m_offset_size), Kind::local_heap, 0, next);
+      add(offset_at(cache + 8 + m_geometry.sizeof_addr), Kind::local_heap, 0, next);
     }
   }
 }
 
-// Version 1: version, reserved, message count, reference count, header
-// size, padding to 8, then the messages. A group's symbol table message
-// names its B-tree and heap; continuation messages name more messages.
+// A version-1 header: its prefix, then the messages. A group's symbol
+// table message names its B-tree and heap; continuation messages name more
+// messages.
 void MetadataPrefetch::parse_object_header(std::uint64_t address, std::vector<Item>& next) {
-  std::vector<unsigned char> data = bytes(address, 16);
-  if (data[0] != 1) return;  // version 2 ("OHDR") belongs to new-style groups: not walked
-  const std::uint32_t count = u16(&data[2]);
-  const std::uint64_t length = u32(&data[8]);
-  parse_messages(address + 16, length, count, next);
+  std::vector<unsigned char> data = bytes(address, kHeaderPrefixV1Bytes);
+  const auto prefix = header_prefix_v1(data.data());
+  if (!prefix) return;  // version 2 ("OHDR") belongs to new-style groups: not walked
+  parse_messages(address + kHeaderPrefixV1Bytes, prefix->first_block_bytes, prefix->messages, next);
 }
 
 void MetadataPrefetch::parse_messages(std::uint64_t start, std::uint64_t length, std::uint32_t count,
                                       std::vector<Item>& next) {
   if (length > kMaxParsedBytes || start >= m_size || length > m_size - start) return;
   const std::vector<unsigned char> data = bytes(start, length);
-  std::uint64_t at = 0;
   bool strings = false;  // a variable-length string dataset's
   std::optional<ByteRange> contiguous;
-  for (std::uint32_t i = 0; i < count && at + 8 <= data.size(); ++i) {
-    const std::uint32_t type = u16(&data[at]);
-    const std::uint64_t size = u16(&data[at + 2]);
-    const std::uint64_t body = at + 8;
-    if (size > data.size() - body) return;
-    if (type == 0x11 && size >= 2ull * m_offset_size) {  // symbol table
-      add(offset_at(&data[body]), Kind::btree, 0, next);
-      add(offset_at(&data[body + m_offset_size]), Kind::local_heap, 0, next);
-    } else if (type == 0x03 && size >= 8) {  // datatype
-      strings = is_string_type(&data[body]);
-    } else if (type == 0x08 && size >= 2 + m_offset_size + m_length_size && data[body] == 3 &&
-               data[body + 1] == 1) {  // layout, version 3, contiguous
-      contiguous = ByteRange{offset_at(&data[body + 2]), length_at(&data[body + 2 + m_offset_size])};
-    } else if (type == 0x0c) {  // attribute
-      parse_attribute(&data[body], size, next);
-    } else if (type == 0x10 && size >= m_offset_size + m_length_size) {  // continuation
-      const std::uint64_t where = offset_at(&data[body]);
-      const std::uint64_t bytes_there = length_at(&data[body + m_offset_size]);
-      if (bytes_there <= kMaxParsedBytes) add(where, Kind::continuation, bytes_there, next);
+  for_each_message_v1(ByteView{data.data(), data.size()}, count, [&](const Message& message) {
+    if (const auto table = symbol_table(message, m_geometry)) {
+      add(table->btree, Kind::btree, 0, next);
+      add(table->local_heap, Kind::local_heap, 0, next);
+    } else if (message.is(MessageType::datatype)) {
+      const auto type = string_datatype(message.body);
+      strings = type && type->variable;
+    } else if (const auto layout = contiguous_layout(message, m_geometry)) {
+      contiguous = layout;
+    } else if (const auto attribute = attribute_message(message)) {
+      add_attribute_strings(*attribute, next);
+    } else if (const auto block = continuation_block(message, m_geometry)) {
+      if (block->length <= kMaxParsedBytes) add(block->offset, Kind::continuation, block->length, next);
     }
-    at = body + size;
-  }
+  });
   if (strings && contiguous) add_string_samples(*contiguous, next);
 }
 
@@ -207,7 +195,7 @@ void MetadataPrefetch::parse_messages(std::uint64_t start, std::uint64_t length,
 // in the collections the first references name.
 void MetadataPrefetch::add_string_samples(const ByteRange& data, std::vector<Item>& next) {
   const SampleLimits limits;
-  const std::uint64_t reference = 4 + m_offset_size + 4;
+  const std::uint64_t reference = m_geometry.heap_reference_bytes();
   const std::uint64_t run = limits.max_strings / std::max<std::size_t>(1, limits.runs) * reference;
   if (data.length < reference) return;
   add(data.offset, Kind::string_references, std::min(data.length, run), next);
@@ -215,7 +203,7 @@ void MetadataPrefetch::add_string_samples(const ByteRange& data, std::vector<Ite
 }
 
 void MetadataPrefetch::parse_string_references(std::uint64_t address, std::uint64_t length, std::vector<Item>& next) {
-  const std::uint64_t reference = 4 + m_offset_size + 4;
+  const std::uint64_t reference = m_geometry.heap_reference_bytes();
   const std::uint64_t texts = std::min<std::uint64_t>(length / reference, SampleLimits{}.texts_with_lengths);
   const std::vector<unsigned char> data = bytes(address, texts * reference);
   for (std::uint64_t i = 0; i < texts; ++i) {
@@ -224,36 +212,25 @@ void MetadataPrefetch::parse_string_references(std::uint64_t address, std::uint6
   }
 }
 
-// An attribute message: version, reserved (version 3: the name's
-// encoding), the sizes of its name, datatype and dataspace (padded to 8
-// bytes in version 1), those three, then the value. A variable-length
-// string's value is references into global heap collections, one a string
-// {length, collection address, index}: h5py keeps every string attribute
+// A variable-length string attribute's value is references into global
+// heap collections, one a string: h5py keeps every string attribute
 // (anndata's encoding-type among them) there, each object's in a
 // collection of its own, which HDF5 reads next.
-void MetadataPrefetch::parse_attribute(const unsigned char* body, std::uint64_t size, std::vector<Item>& next) {
-  if (size < 8) return;
-  const unsigned version = body[0];
-  if (version < 1 || version > 3) return;
-  const auto padded = [&](std::uint64_t n) { return version == 1 ? (n + 7) / 8 * 8 : n; };
-  const std::uint64_t name = u16(body + 2);
-  const std::uint64_t datatype = u16(body + 4);
-  const std::uint64_t dataspace = u16(body + 6);
-  const std::uint64_t type_at = (version == 3 ? 9 : 8) + padded(name);
-  const std::uint64_t value_at = type_at + padded(datatype) + padded(dataspace);
-  if (datatype < 8 || value_at > size) return;
-  if (!is_string_type(body + type_at)) return;
-  const std::uint64_t reference = 4 + m_offset_size + 4;
-  for (std::uint64_t at = value_at; at + reference <= size; at += reference) {
-    if (u32(body + at) == 0) continue;  // an empty string has no heap object
-    add(offset_at(body + at + 4), Kind::global_heap, 0, next);
+void MetadataPrefetch::add_attribute_strings(const AttributeMessage& attribute, std::vector<Item>& next) {
+  const auto type = string_datatype(attribute.datatype);
+  if (!type || !type->variable) return;
+  const std::uint64_t reference = m_geometry.heap_reference_bytes();
+  for (std::uint64_t at = 0; at + reference <= attribute.value.size; at += reference) {
+    const unsigned char* p = attribute.value.data + at;
+    if (u32(p) == 0) continue;  // an empty string has no heap object
+    add(offset_at(p + 4), Kind::global_heap, 0, next);
   }
 }
 
 // "GCOL", version, reserved, collection size: its first 4 KiB were
 // prefetched (a collection is at least that); HDF5 reads it whole.
 void MetadataPrefetch::parse_global_heap(std::uint64_t address, std::vector<Item>& next) {
-  const std::vector<unsigned char> data = bytes(address, 8 + m_length_size);
+  const std::vector<unsigned char> data = bytes(address, 8 + m_geometry.sizeof_size);
   if (!signature(data, "GCOL")) return;
   const std::uint64_t size = length_at(&data[8]);
   if (size > kFirstBytes && size <= kMaxHeapBytes) add(address + kFirstBytes, Kind::heap_data, size - kFirstBytes, next);
@@ -262,10 +239,10 @@ void MetadataPrefetch::parse_global_heap(std::uint64_t address, std::vector<Item
 // "HEAP", version, reserved, data segment size, free list offset, data
 // segment address: the member names, which HDF5 reads next.
 void MetadataPrefetch::parse_local_heap(std::uint64_t address, std::vector<Item>& next) {
-  const std::vector<unsigned char> data = bytes(address, 8 + 2 * m_length_size + m_offset_size);
+  const std::vector<unsigned char> data = bytes(address, 8 + 2 * m_geometry.sizeof_size + m_geometry.sizeof_addr);
   if (!signature(data, "HEAP")) return;
   const std::uint64_t size = length_at(&data[8]);
-  const std::uint64_t segment = offset_at(&data[8 + 2 * m_length_size]);
+  const std::uint64_t segment = offset_at(&data[8 + 2 * m_geometry.sizeof_size]);
   if (size > 0 && size <= kMaxHeapBytes) add(segment, Kind::heap_data, size, next);
 }
 
@@ -278,7 +255,7 @@ std::vector<unsigned char> MetadataPrefetch::bytes(std::uint64_t address, std::u
   return data;
 }
 
-std::uint64_t MetadataPrefetch::offset_at(const unsigned char* p) const { return little_endian(p, m_offset_size); }
-std::uint64_t MetadataPrefetch::length_at(const unsigned char* p) const { return little_endian(p, m_length_size); }
+std::uint64_t MetadataPrefetch::offset_at(const unsigned char* p) const { return little_endian(p, m_geometry.sizeof_addr); }
+std::uint64_t MetadataPrefetch::length_at(const unsigned char* p) const { return little_endian(p, m_geometry.sizeof_size); }
 
 }  // namespace h5ad_sizer::h5

@@ -130,6 +130,29 @@ std::string object_identity(hid_t object) {
 #endif
 }
 
+std::optional<std::uint64_t> object_address(hid_t object) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  if (H5Oget_info3(object, &info, H5O_INFO_BASIC) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  haddr_t address = HADDR_UNDEF;
+  if (H5VLnative_token_to_addr(object, info.token, &address) < 0 || address == HADDR_UNDEF) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  return address;
+#else
+  H5O_info_t info;
+  if (H5Oget_info2(object, &info, H5O_INFO_BASIC) < 0 || info.addr == HADDR_UNDEF) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  return info.addr;
+#endif
+}
+
 bool has_attribute(hid_t object, const char* name) {
   return check(H5Aexists(object, name), "looking up an attribute") > 0;
 }

@@ -218,9 +218,13 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
     }
   };
 
+  // References are read for scalars and one-dimensional datasets (a flat
+  // index is then an element's place in contiguous storage, and a chunk
+  // index has one dimension).
+  const bool by_reference = info.dims.size() <= 1;
   std::optional<StringHeap> own_heap;
-  if (info.dims.size() == 1 && heap == nullptr) heap = &own_heap.emplace(dataset);
-  if (info.dims.size() == 1) {
+  if (by_reference && heap == nullptr) heap = &own_heap.emplace(dataset);
+  if (by_reference) {
     if (auto references = heap->references(dataset, flat, member)) {
       // Text for the sample's first few strings, from the heap directly
       // when it can be (else through HDF5); lengths for all of it.

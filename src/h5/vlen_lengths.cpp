@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <string_view>
 #include <utility>
 
+#include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/handle.hpp"
 #include "h5ad_sizer/h5/lzf_filter.hpp"
@@ -28,10 +28,10 @@ struct Filter {
   std::vector<unsigned> values;
 };
 
-StringHeap::Geometry geometry_of(hid_t object) {
+Geometry geometry_of(hid_t object) {
   Handle file(check(H5Iget_file_id(object), "finding the file"));
   Handle creation(check(H5Fget_create_plist(file.get()), "reading file properties"));
-  StringHeap::Geometry geometry;
+  Geometry geometry;
   check(H5Pget_sizes(creation.get(), &geometry.sizeof_addr, &geometry.sizeof_size), "reading file properties");
   hsize_t user_block = 0;
   check(H5Pget_userblock(creation.get(), &user_block), "reading file properties");
@@ -50,8 +50,8 @@ bool is_vlen_string(hid_t type) {
 // moves it between memory and file: H5T__set_loc). Members that could hold
 // strings further down (nested compounds, arrays, sequences) are not
 // followed: nullopt, and the text is read instead.
-std::optional<RecordLayout> record_layout(hid_t dataset, std::size_t sizeof_addr) {
-  const std::size_t reference = 4 + sizeof_addr + 4;
+std::optional<RecordLayout> record_layout(hid_t dataset, const Geometry& geometry) {
+  const std::size_t reference = geometry.heap_reference_bytes();
   Handle type(check(H5Dget_type(dataset), "reading the datatype"));
   if (H5Tget_class(type.get()) != H5T_COMPOUND) return std::nullopt;
   const int count = check(H5Tget_nmembers(type.get()), "reading the compound members");
@@ -159,55 +159,50 @@ std::optional<Bytes> read_chunk(hid_t dataset, const std::vector<Filter>& filter
   return chunk;
 }
 
-std::optional<std::vector<HeapReference>> chunked_references(hid_t dataset, hid_t creation,
-                                                             const ReferenceLayout& layout,
-                                                             const std::vector<std::uint64_t>& flat) {
+// The stored bytes of the elements at `flat` of a one-dimensional chunked
+// dataset, one after another (`stride` bytes each); each chunk they lie in
+// read and decoded once.
+std::optional<Bytes> chunked_elements(hid_t dataset, hid_t creation, std::size_t stride,
+                                      const std::vector<std::uint64_t>& flat) {
   hsize_t chunk_elements = 0;
   if (check(H5Pget_chunk(creation, 1, &chunk_elements), "reading the chunk shape") != 1 ||
       chunk_elements == 0) {
     return std::nullopt;
   }
   const std::vector<Filter> filters = filters_of(creation);
-  std::map<std::uint64_t, Bytes> chunks;  // by chunk number, read once each
-  std::vector<HeapReference> references;
-  references.reserve(flat.size());
-  for (std::uint64_t index : flat) {
-    const std::uint64_t number = index / chunk_elements;
+  std::map<std::uint64_t, Bytes> chunks;  // by chunk number
+  Bytes elements(checked_mul(flat.size(), stride));
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    const std::uint64_t number = flat[i] / chunk_elements;
     auto it = chunks.find(number);
     if (it == chunks.end()) {
-      auto chunk = read_chunk(dataset, filters, number * chunk_elements, chunk_elements * layout.stride);
+      auto chunk = read_chunk(dataset, filters, number * chunk_elements, checked_mul(chunk_elements, stride));
       if (!chunk) return std::nullopt;
       it = chunks.emplace(number, std::move(*chunk)).first;
     }
-    references.push_back(layout.at(it->second.data() + (index % chunk_elements) * layout.stride));
+    std::memcpy(&elements[i * stride], it->second.data() + (flat[i] % chunk_elements) * stride, stride);
   }
-  return references;
+  return elements;
 }
 
-std::optional<std::vector<HeapReference>> contiguous_references(hid_t dataset, io::ByteSource* source,
-                                                                const ReferenceLayout& layout,
-                                                                const std::vector<std::uint64_t>& flat) {
+// The same from contiguous storage at `address` (where the file says the
+// dataset's data starts): one read per run of consecutive indices.
+std::optional<Bytes> contiguous_elements(haddr_t address, io::ByteSource* source, std::size_t stride,
+                                         const std::vector<std::uint64_t>& flat) {
   if (source == nullptr) return std::nullopt;
-  const haddr_t address = H5Dget_offset(dataset);
-  if (address == HADDR_UNDEF) return std::nullopt;  // never written
-
-  std::vector<HeapReference> references;
-  references.reserve(flat.size());
-  Bytes buffer;
-  // The sample comes in runs of consecutive indices: one read per run.
+  Bytes elements(checked_mul(flat.size(), stride));
   for (std::size_t start = 0; start < flat.size();) {
     std::size_t end = start + 1;
     while (end < flat.size() && flat[end] == flat[end - 1] + 1) ++end;
-    buffer.resize((end - start) * layout.stride);
-    const std::uint64_t offset = address + flat[start] * layout.stride;
-    if (offset + buffer.size() > source->size()) {
+    const std::uint64_t offset = checked_add(address, checked_mul(flat[start], stride));
+    const std::uint64_t length = (end - start) * stride;
+    if (offset > source->size() || length > source->size() - offset) {
       throw Failure("string references past the end of the file");
     }
-    source->read(offset, buffer.size(), buffer.data());
-    for (std::size_t i = 0; i < end - start; ++i) references.push_back(layout.at(&buffer[i * layout.stride]));
+    source->read(offset, length, &elements[start * stride]);
     start = end;
   }
-  return references;
+  return elements;
 }
 
 }  // namespace
@@ -229,12 +224,11 @@ StringHeap::StringHeap(hid_t object) : m_geometry(geometry_of(object)) {
 StringHeap::~StringHeap() = default;
 
 std::optional<ReferenceLayout> StringHeap::reference_layout(hid_t dataset, const std::string& member) {
-  const std::size_t reference = 4 + m_geometry.sizeof_addr + 4;
-  if (member.empty()) return ReferenceLayout{reference, 0, m_geometry.sizeof_addr};
+  if (member.empty()) return ReferenceLayout{m_geometry.heap_reference_bytes(), 0, m_geometry.sizeof_addr};
   // A record array's string members are asked for one after another: its
   // type is walked once (HDF5 does not hand out an identifier again).
   if (m_records_of != dataset) {
-    m_records = record_layout(dataset, m_geometry.sizeof_addr);
+    m_records = record_layout(dataset, m_geometry);
     m_records_of = dataset;
   }
   if (!m_records) return std::nullopt;
@@ -249,30 +243,39 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
   if (flat.empty()) return std::vector<HeapReference>{};
   const auto layout = reference_layout(dataset, member);
   if (!layout) return std::nullopt;
-  std::optional<std::vector<HeapReference>> found;
-  // Only contiguous storage has an offset; knowing that spares a copy of the
-  // creation properties, which costs more than reading the references.
-  if (H5Dget_offset(dataset) != HADDR_UNDEF) {
-    found = contiguous_references(dataset, m_source, *layout, flat);
-  } else {
-    Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
-    switch (H5Pget_layout(creation.get())) {
-      case H5D_CONTIGUOUS:
-        found = contiguous_references(dataset, m_source, *layout, flat);
-        break;
-      case H5D_CHUNKED:
-        found = chunked_references(dataset, creation.get(), *layout, flat);
-        break;
-      default:
-        return std::nullopt;  // compact: tiny, read the text
+  // A record array's string members are asked for one after another, over
+  // the same sample: its records are read once.
+  const bool records = !member.empty();
+  std::optional<Bytes> read;
+  const Bytes* elements = &m_records_read;
+  if (!records || m_records_read_of != dataset || m_records_read_flat != flat) {
+    // Only contiguous storage has an offset; knowing that spares a copy of
+    // the creation properties, which costs more than reading the references.
+    if (const haddr_t address = H5Dget_offset(dataset); address != HADDR_UNDEF) {
+      read = contiguous_elements(address, m_source, layout->stride, flat);
+    } else {
+      Handle creation(check(H5Dget_create_plist(dataset), "reading the creation properties"));
+      if (H5Pget_layout(creation.get()) != H5D_CHUNKED) return std::nullopt;  // compact: tiny, read the text
+      read = chunked_elements(dataset, creation.get(), layout->stride, flat);
+    }
+    if (!read) return std::nullopt;
+    if (records) {
+      m_records_read = std::move(*read);
+      m_records_read_of = dataset;
+      m_records_read_flat = flat;
+    } else {
+      elements = &*read;
     }
   }
-  if (found && m_source != nullptr) {
+  std::vector<HeapReference> found;
+  found.reserve(flat.size());
+  for (std::size_t i = 0; i < flat.size(); ++i) found.push_back(layout->at(elements->data() + i * layout->stride));
+  if (m_source != nullptr) {
     // A reference's length is the dataset's own bytes, which the heap's
     // objects are not checked against here: a damaged one claimed a 1.7 GB
     // string in a 176 KB file (a fuzzer's input, sized at 10 GB).
     const std::uint64_t file_bytes = m_source->size();
-    for (const HeapReference& reference : *found) {
+    for (const HeapReference& reference : found) {
       if (reference.length > file_bytes) {
         throw Failure("a string of " + std::to_string(reference.length) + " bytes in a file of " +
                       std::to_string(file_bytes) + " bytes: the file is corrupt");
@@ -318,23 +321,21 @@ class StringHeap::Collection {
     if (size < header || size > source.size() - address || size > kMaxCollectionBytes) return std::nullopt;
     Collection collection;
     collection.m_bytes.resize(static_cast<std::size_t>(size));
-    collection.m_objects.reserve(size / 32);
+    collection.m_sizeof_size = geometry.sizeof_size;
     source.read(address, size, collection.m_bytes.data());
     const std::size_t object_header = 8 + geometry.sizeof_size;
     for (std::size_t at = header; at + object_header <= size;) {
-      const auto index = static_cast<std::uint32_t>(little_endian(&collection.m_bytes[at], 2));
+      const auto index = static_cast<std::uint16_t>(little_endian(&collection.m_bytes[at], 2));
       const std::uint64_t length = little_endian(&collection.m_bytes[at + 8], geometry.sizeof_size);
       if (index == 0) break;  // the free space: the rest of the collection
       if (length > size - at - object_header) return std::nullopt;
-      collection.m_objects.push_back({index, at + object_header, length});
+      // A number given twice names the later object, as in HDF5.
+      if (index >= collection.m_object_at.size()) collection.m_object_at.resize(index + std::size_t{1}, 0);
+      collection.m_object_at[index] = static_cast<std::uint32_t>(at);
       const std::uint64_t padded = (length + 7) / 8 * 8;
       if (padded > size - at - object_header) break;  // the last object, unpadded
       at += object_header + padded;
     }
-    // HDF5 numbers objects as it adds them, so they are in order but for
-    // reused numbers.
-    auto& objects = collection.m_objects;
-    if (!std::is_sorted(objects.begin(), objects.end(), by_index)) std::sort(objects.begin(), objects.end(), by_index);
     return collection;
   }
 
@@ -343,49 +344,54 @@ class StringHeap::Collection {
   // The object's bytes, or nullopt when the collection holds no such object
   // or one of another length.
   std::optional<std::string_view> object(std::uint32_t index, std::uint64_t length) const {
-    const auto it = std::lower_bound(m_objects.begin(), m_objects.end(), Object{index, 0, 0}, by_index);
-    if (it == m_objects.end() || it->index != index || it->size != length) return std::nullopt;
-    return std::string_view(reinterpret_cast<const char*>(m_bytes.data() + it->offset), length);
+    if (index >= m_object_at.size() || m_object_at[index] == 0) return std::nullopt;
+    const std::size_t at = m_object_at[index];
+    if (little_endian(&m_bytes[at + 8], m_sizeof_size) != length) return std::nullopt;
+    return std::string_view(reinterpret_cast<const char*>(m_bytes.data() + at + 8 + m_sizeof_size), length);
   }
 
  private:
-  struct Object {
-    std::uint32_t index;
-    std::size_t offset;  // of its data in the collection
-    std::uint64_t size;
-  };
-  static bool by_index(const Object& a, const Object& b) { return a.index < b.index; }
   static constexpr std::uint64_t kMaxCollectionBytes = std::uint64_t{64} << 20;
   Bytes m_bytes;
-  std::vector<Object> m_objects;
+  std::size_t m_sizeof_size = 8;
+  // Where each object (by its 16-bit number) starts in m_bytes; 0 for none
+  // (the collection's own header lies there). Offsets fit: a collection
+  // read here is at most 64 MiB.
+  std::vector<std::uint32_t> m_object_at;
 };
 
 bool StringHeap::texts(const std::vector<HeapReference>& references, const TextLimits& limits,
                        std::vector<std::string>& texts, std::vector<std::uint64_t>& oversized) {
   if (m_source == nullptr) return false;
-  std::vector<std::string> found;
-  std::vector<std::uint64_t> measured;
+  // Appended in place, and taken back when the heap does not hold what a
+  // reference says.
+  const std::size_t texts_before = texts.size();
+  const std::size_t oversized_before = oversized.size();
+  const auto take_back = [&] {
+    texts.resize(texts_before);
+    oversized.resize(oversized_before);
+    return false;
+  };
+  texts.reserve(texts_before + references.size());
   std::uint64_t total = 0;
   for (const HeapReference& reference : references) {
     if (reference.length == 0) {
-      found.emplace_back();  // HDF5 writes no heap object for an empty string
+      texts.emplace_back();  // HDF5 writes no heap object for an empty string
       continue;
     }
     const Collection* collection = collection_at(reference.collection);
-    if (collection == nullptr) return false;
+    if (collection == nullptr) return take_back();
     const auto text = collection->object(reference.object, reference.length);
-    if (!text) return false;
+    if (!text) return take_back();
     // As HDF5 would ask our allocator: the length and a terminator. A string
     // over the limits is measured (its object checked, not copied).
     if (reference.length + 1 > limits.max_string_bytes || total + reference.length + 1 > limits.max_total_bytes) {
-      measured.push_back(reference.length);
+      oversized.push_back(reference.length);
       continue;
     }
-    found.emplace_back(*text);
+    texts.emplace_back(*text);
     total += reference.length + 1;
   }
-  texts.insert(texts.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
-  oversized.insert(oversized.end(), measured.begin(), measured.end());
   return true;
 }
 

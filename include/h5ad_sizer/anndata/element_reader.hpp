@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "h5ad_sizer/anndata/report.hpp"
+#include "h5ad_sizer/h5/attributes.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 #include "h5ad_sizer/h5/types.hpp"
@@ -66,9 +67,12 @@ class ElementReader {
  private:
   Element dispatch(hid_t object, const std::string& path);
   std::function<void(const std::string&)> m_on_element;
-  // The file's string heap, made at the first string dataset (every
-  // dataset read belongs to one file).
+  // The file's string heap and its attribute reader, made from the first
+  // object that needs them (every object read belongs to one file).
+  h5::StringHeap& heap(hid_t object);
+  h5::AttributeReader& attributes(hid_t object);
   std::unique_ptr<h5::StringHeap> m_heap;
+  std::unique_ptr<h5::AttributeReader> m_attributes;
   Element read_group(hid_t group, const std::string& path, const std::string& encoding);
   Element read_dataset(hid_t dataset, const std::string& path);
   Element read_sparse(hid_t group, const std::string& path, const std::string& format);

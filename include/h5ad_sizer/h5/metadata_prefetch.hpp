@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "h5ad_sizer/h5/object_header.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -66,7 +67,7 @@ class MetadataPrefetch {
   void parse_object_header(std::uint64_t address, std::vector<Item>& next);
   void parse_messages(std::uint64_t start, std::uint64_t length, std::uint32_t count, std::vector<Item>& next);
   void parse_local_heap(std::uint64_t address, std::vector<Item>& next);
-  void parse_attribute(const unsigned char* body, std::uint64_t size, std::vector<Item>& next);
+  void add_attribute_strings(const AttributeMessage& attribute, std::vector<Item>& next);
   void parse_global_heap(std::uint64_t address, std::vector<Item>& next);
   void add_string_samples(const io::ByteRange& data, std::vector<Item>& next);
   void parse_string_references(std::uint64_t address, std::uint64_t length, std::vector<Item>& next);
@@ -77,8 +78,7 @@ class MetadataPrefetch {
 
   io::ByteSource& m_source;
   bool m_enabled = false;
-  unsigned m_offset_size = 8;  // from the superblock
-  unsigned m_length_size = 8;
+  Geometry m_geometry;  // from the superblock (a file with a user block is not walked)
   std::uint64_t m_size = 0;
   std::unordered_set<std::uint64_t> m_seen;
   std::uint64_t m_prefetched = 0;

@@ -38,6 +38,9 @@ std::vector<Link> links(hid_t group);
 std::vector<std::string> child_names(hid_t group);
 // Identifies an object within the open file, to detect link cycles.
 std::string object_identity(hid_t object);
+// Where the object's header lies (in the file's address space, which starts
+// after any user block); nullopt when HDF5 cannot say.
+std::optional<std::uint64_t> object_address(hid_t object);
 
 bool has_attribute(hid_t object, const char* name);
 // A string attribute stored as a scalar or one-element array, variable- or

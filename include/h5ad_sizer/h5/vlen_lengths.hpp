@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 
+#include "h5ad_sizer/h5/object_header.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
 
 #include <cstdint>
@@ -14,8 +15,8 @@
 namespace h5ad_sizer::h5 {
 
 // Byte lengths of the variable-length strings at the flat indices `flat` of a
-// one-dimensional string dataset, or of its string member `member` when it is
-// a compound, read from the dataset's own storage. Each string there is a
+// scalar or one-dimensional string dataset, or of its string member `member`
+// when it is a compound, read from the dataset's own storage. Each string is a
 // heap reference {uint32 length, address, uint32 index},
 // so the lengths cost 16 bytes per string and no global-heap access (which
 // is what makes reading the text itself slow: a collection is loaded and
@@ -71,8 +72,8 @@ class StringHeap {
   StringHeap(const StringHeap&) = delete;
   StringHeap& operator=(const StringHeap&) = delete;
 
-  // The references at the flat indices `flat` of a one-dimensional string
-  // dataset, or of its string member `member` when it is a compound;
+  // The references at the flat indices `flat` of a scalar or one-dimensional
+  // string dataset, or of its string member `member` when it is a compound;
   // nullopt as read_vlen_lengths says. Throws Failure when a reference
   // cannot be right: a string longer than the file, or in a collection past
   // its end.
@@ -86,11 +87,10 @@ class StringHeap {
   bool texts(const std::vector<HeapReference>& references, const TextLimits& limits,
              std::vector<std::string>& texts, std::vector<std::uint64_t>& oversized);
 
-  struct Geometry {
-    std::size_t sizeof_addr = 8;  // bytes of a file address
-    std::size_t sizeof_size = 8;  // bytes of a length
-    std::uint64_t base = 0;       // where address 0 lies (after a user block)
-  };
+  const Geometry& geometry() const { return m_geometry; }
+  // The file's bytes; nullptr when the file was not opened through our
+  // driver (then every text is left to HDF5).
+  io::ByteSource* source() const { return m_source; }
 
  private:
   class Collection;
@@ -108,6 +108,10 @@ class StringHeap {
   // not reused within a process) and that layout.
   hid_t m_records_of = H5I_INVALID_HID;
   std::optional<RecordLayout> m_records;
+  // The stored records of the last record array sampled, and which.
+  hid_t m_records_read_of = H5I_INVALID_HID;
+  std::vector<std::uint64_t> m_records_read_flat;
+  std::vector<unsigned char> m_records_read;
 };
 
 std::optional<std::vector<std::uint64_t>> read_vlen_lengths(hid_t dataset,

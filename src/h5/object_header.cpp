@@ -1,0 +1,124 @@
+#include "h5ad_sizer/h5/object_header.hpp"
+
+#include <cstring>
+
+#include "h5ad_sizer/h5/little_endian.hpp"
+
+namespace h5ad_sizer::h5 {
+namespace {
+
+std::uint64_t u16(const unsigned char* p) { return little_endian(p, 2); }
+std::uint64_t u32(const unsigned char* p) { return little_endian(p, 4); }
+
+// Dimensions past this are not HDF5's (H5S_MAX_RANK).
+constexpr std::size_t kMaxRank = 32;
+
+}  // namespace
+
+std::optional<HeaderPrefixV1> header_prefix_v1(const unsigned char* prefix) {
+  if (prefix[0] != 1) return std::nullopt;
+  HeaderPrefixV1 out;
+  out.messages = static_cast<std::uint32_t>(u16(prefix + 2));
+  out.first_block_bytes = u32(prefix + 8);
+  return out;
+}
+
+std::optional<io::ByteRange> continuation_block(const Message& message, const Geometry& geometry) {
+  if (!message.is(MessageType::continuation) || message.body.size < geometry.sizeof_addr + geometry.sizeof_size) {
+    return std::nullopt;
+  }
+  const unsigned char* p = message.body.data;
+  return io::ByteRange{little_endian(p, geometry.sizeof_addr),
+                       little_endian(p + geometry.sizeof_addr, geometry.sizeof_size)};
+}
+
+std::optional<SymbolTable> symbol_table(const Message& message, const Geometry& geometry) {
+  if (!message.is(MessageType::symbol_table) || message.body.size < 2 * geometry.sizeof_addr) return std::nullopt;
+  const unsigned char* p = message.body.data;
+  return SymbolTable{little_endian(p, geometry.sizeof_addr), little_endian(p + geometry.sizeof_addr, geometry.sizeof_addr)};
+}
+
+// Version, then (version 1) a reserved byte or (2, 3) flags saying whether
+// the datatype and dataspace are shared; the sizes of the name, datatype and
+// dataspace (2 bytes each); version 3 an encoding byte for the name; then
+// the three, each padded to 8 bytes in version 1, and the value.
+std::optional<AttributeMessage> attribute_message(const Message& message) {
+  const ByteView body = message.body;
+  if (!message.is(MessageType::attribute) || message.shared() || body.size < 8) return std::nullopt;
+  const unsigned version = body.data[0];
+  if (version < 1 || version > 3) return std::nullopt;
+  if (version >= 2 && (body.data[1] & 0x03) != 0) return std::nullopt;
+  const auto padded = [&](std::uint64_t n) { return version == 1 ? (n + 7) / 8 * 8 : n; };
+  const std::uint64_t name_bytes = u16(body.data + 2);
+  const std::uint64_t datatype_bytes = u16(body.data + 4);
+  const std::uint64_t dataspace_bytes = u16(body.data + 6);
+  const std::uint64_t name_at = version == 3 ? 9 : 8;
+  const std::uint64_t datatype_at = name_at + padded(name_bytes);
+  const std::uint64_t dataspace_at = datatype_at + padded(datatype_bytes);
+  const std::uint64_t value_at = dataspace_at + padded(dataspace_bytes);
+  if (value_at > body.size || dataspace_at + dataspace_bytes > body.size) return std::nullopt;
+  AttributeMessage out;
+  const auto* name = reinterpret_cast<const char*>(body.data + name_at);
+  out.name = std::string_view(name, strnlen(name, name_bytes));
+  out.datatype = {body.data + datatype_at, datatype_bytes};
+  out.dataspace = {body.data + dataspace_at, dataspace_bytes};
+  out.value = {body.data + value_at, body.size - value_at};
+  return out;
+}
+
+// Version 1: version, rank, flags, 5 reserved bytes, then the dimensions
+// (a rank of 0 is a scalar). Version 2: version, rank, flags, a type (0
+// scalar, 1 simple, 2 null), then the dimensions. Maximum dimensions may
+// follow; they are not needed here.
+std::optional<Dataspace> dataspace_message(ByteView body, const Geometry& geometry) {
+  if (body.size < 4) return std::nullopt;
+  const unsigned version = body.data[0];
+  const std::size_t rank = body.data[1];
+  if ((version != 1 && version != 2) || rank > kMaxRank) return std::nullopt;
+  const std::size_t dims_at = version == 1 ? 8 : 4;
+  if (body.size < dims_at || (body.size - dims_at) / geometry.sizeof_size < rank) return std::nullopt;
+  Dataspace out;
+  if (version == 2) {
+    const unsigned type = body.data[3];
+    if (type > 2) return std::nullopt;
+    if (type == 2) {
+      out.null = true;
+      out.elements = 0;
+      return out;
+    }
+    if (type == 0) return out;
+  }
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::uint64_t dim = little_endian(body.data + dims_at + i * geometry.sizeof_size, geometry.sizeof_size);
+    if (dim != 0 && out.elements > UINT64_MAX / dim) return std::nullopt;
+    out.elements *= dim;
+    out.dims.push_back(dim);
+  }
+  return out;
+}
+
+// Class and version in the first byte, 3 bytes of class bits, the element
+// size (4 bytes), then the class's properties. A variable-length type's
+// bits say sequence (0) or string (1).
+std::optional<StringDatatype> string_datatype(ByteView body) {
+  if (body.size < 8) return std::nullopt;
+  const unsigned type_class = body.data[0] & 0x0f;
+  const std::size_t size = u32(body.data + 4);
+  if (size == 0) return std::nullopt;
+  if (type_class == 3) return StringDatatype{false, size};
+  if (type_class == 9 && (body.data[1] & 0x0f) == 1) return StringDatatype{true, size};
+  return std::nullopt;
+}
+
+// Version 3, class 1 (contiguous): the data's address and size.
+std::optional<io::ByteRange> contiguous_layout(const Message& message, const Geometry& geometry) {
+  const ByteView body = message.body;
+  if (!message.is(MessageType::layout) || body.size < 2 + geometry.sizeof_addr + geometry.sizeof_size ||
+      body.data[0] != 3 || body.data[1] != 1) {
+    return std::nullopt;
+  }
+  return io::ByteRange{little_endian(body.data + 2, geometry.sizeof_addr),
+                       little_endian(body.data + 2 + geometry.sizeof_addr, geometry.sizeof_size)};
+}
+
+}  // namespace h5ad_sizer::h5
