@@ -1,11 +1,12 @@
 #include "h5ad_sizer/anndata/element_reader.hpp"
 
 #include <algorithm>
-#include <sstream>
+#include <cstdio>
 
 #include "h5ad_sizer/anndata/encoded.hpp"
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/h5/dataset_header.hpp"
 #include "h5ad_sizer/h5/error.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -39,11 +40,12 @@ Element unfollowed(const std::string& path, const std::string& kind, const std::
   return element;
 }
 
+// One decimal, as std::fixed with precision 1 prints it (a string stream
+// per dataset cost more than sampling a small one's strings).
 std::string fixed(double value) {
-  std::ostringstream out;
-  out.precision(1);
-  out << std::fixed << value;
-  return out.str();
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
 }
 
 }  // namespace
@@ -91,14 +93,9 @@ Element ElementReader::with_object(hid_t parent, const std::string& name,
   }
 }
 
-h5::StringHeap& ElementReader::heap(hid_t object) {
-  if (!m_heap) m_heap = std::make_unique<h5::StringHeap>(object);
-  return *m_heap;
-}
-
-h5::AttributeReader& ElementReader::attributes(hid_t object) {
-  if (!m_attributes) m_attributes = std::make_unique<h5::AttributeReader>(heap(object));
-  return *m_attributes;
+ElementReader::DirectReads& ElementReader::direct(hid_t object) {
+  if (!m_direct) m_direct = std::make_unique<DirectReads>(object);
+  return *m_direct;
 }
 
 h5::DatasetInfo ElementReader::describe(hid_t dataset) {
@@ -111,6 +108,9 @@ Element ElementReader::read(hid_t parent, const std::string& name, const std::st
 }
 
 Element ElementReader::read(hid_t parent, const h5::Link& link, const std::string& path) {
+  if (link.kind == h5::LinkKind::hard && link.address) {
+    if (auto element = read_dataset_directly(parent, *link.address, path)) return std::move(*element);
+  }
   return with_object(
       parent, link.name, path, [&](hid_t object) { return dispatch(object, path); }, link.kind);
 }
@@ -210,35 +210,81 @@ Element ElementReader::read_sparse(hid_t group, const std::string& path,
   return element;
 }
 
+namespace {
+
+// The encoding anndata reads a dataset as: "null" for an h5py.Empty, else
+// its encoding-type, else what its shape and type imply.
+std::string dataset_encoding(const h5::DatasetInfo& info, std::string encoding) {
+  if (info.null_space) return "null";
+  if (!encoding.empty()) return encoding;
+  const bool text =
+      info.type.type_class == h5::TypeClass::vlen_string || info.type.type_class == h5::TypeClass::fixed_string;
+  if (info.dims.empty()) return text ? "string" : "numeric-scalar";
+  if (text) return "string-array";
+  if (info.type.type_class == h5::TypeClass::compound) return "rec-array";
+  return "array";
+}
+
+Element null_element(const std::string& path, const h5::DatasetInfo& info) {
+  Element element;
+  element.path = path;
+  element.encoding = "null";
+  element.stored_bytes = info.stored_bytes;
+  element.stored_bytes_exact = info.stored_bytes_exact;
+  return element;
+}
+
+}  // namespace
+
 Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
   const h5::DatasetInfo info = describe(dataset);
-  std::string encoding = attributes(dataset).string(dataset, kEncodingType).value_or("");
-  const bool text = info.type.type_class == h5::TypeClass::vlen_string ||
-                    info.type.type_class == h5::TypeClass::fixed_string;
-  if (info.null_space || encoding == "null") {
-    Element element;
-    element.path = path;
-    element.encoding = "null";
-    element.stored_bytes = info.stored_bytes;
-    element.stored_bytes_exact = info.stored_bytes_exact;
-    return element;
-  }
-  if (encoding.empty()) {
-    if (info.dims.empty()) {
-      encoding = text ? "string" : "numeric-scalar";
-    } else if (text) {
-      encoding = "string-array";
-    } else if (info.type.type_class == h5::TypeClass::compound) {
-      encoding = "rec-array";
-    } else {
-      encoding = "array";
-    }
-  }
+  const std::string encoding =
+      dataset_encoding(info, attributes(dataset).string(dataset, kEncodingType).value_or(""));
+  if (encoding == "null") return null_element(path, info);
   return dataset_element(dataset, path, info, encoding);
 }
 
-Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
-                                       const h5::DatasetInfo& info, const std::string& encoding) {
+std::optional<Element> ElementReader::read_dataset_directly(hid_t parent, std::uint64_t address,
+                                                            const std::string& path) {
+  // As with_object would refuse to open it.
+  if (m_open_objects.size() >= kMaxDepth) return std::nullopt;
+  DirectReads& reads = direct(parent);
+  const h5::ObjectHeader* header = reads.headers.at(address);
+  if (header == nullptr || h5::is_group_header(*header)) return std::nullopt;
+  // (If HDF5 must read it after all, with_object tells the callback again.)
+  if (m_on_element) m_on_element(path);
+  try {
+    const auto described = h5::describe_from_header(*header, reads.headers.geometry(), m_storage,
+                                                    reads.headers.source()->size());
+    if (!described) return std::nullopt;
+    const h5::DatasetInfo& info = described->info;
+    std::optional<std::vector<std::string>> tag;
+    if (!reads.attributes.string_list_at(address, kEncodingType, tag)) return std::nullopt;
+    const std::string encoding = dataset_encoding(info, tag && tag->size() == 1 ? tag->front() : "");
+    Element element = encoding == "null" ? null_element(path, info) : dataset_fields(path, info, encoding);
+    if (element.form == Form::str_objects) {
+      std::optional<h5::StringSample> sample;
+      if (info.null_space || info.elements == 0) {
+        sample = h5::StringSample{};
+      } else if (described->data_address) {
+        sample = h5::sample_strings_at(reads.heap, info, *described->data_address, m_limits);
+      }
+      if (!sample) return std::nullopt;
+      set_strings(element, std::move(*sample));
+    } else if (element.form == Form::records) {
+      return std::nullopt;  // its members are sampled through HDF5
+    }
+    ++m_datasets_read;
+    return element;
+  } catch (const h5::Failure& failure) {
+    invalid(path, failure.what());
+  } catch (const std::overflow_error& overflow) {
+    invalid(path, overflow.what());
+  }
+}
+
+Element ElementReader::dataset_fields(const std::string& path, const h5::DatasetInfo& info,
+                                      const std::string& encoding) {
   Element element;
   element.path = path;
   element.encoding = encoding;
@@ -252,7 +298,6 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
   switch (info.type.type_class) {
     case h5::TypeClass::vlen_string:
       element.form = Form::str_objects;
-      sample_strings(dataset, info, "", element);
       break;
     case h5::TypeClass::fixed_string:
       // read_dataset: fixed-width bytes become numpy unicode via astype(str).
@@ -262,7 +307,6 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
       // Records are read whole (all members' strings at once) and then
       // copied by astype to decode them.
       element.form = Form::records;
-      element.children = split_compound(dataset, path, info, /*strings_as_objects=*/false);
       break;
     case h5::TypeClass::reference:
       element.form = Form::references;
@@ -274,31 +318,45 @@ Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
   return element;
 }
 
+Element ElementReader::dataset_element(hid_t dataset, const std::string& path,
+                                       const h5::DatasetInfo& info, const std::string& encoding) {
+  Element element = dataset_fields(path, info, encoding);
+  if (element.form == Form::str_objects) {
+    sample_strings(dataset, info, "", element);
+  } else if (element.form == Form::records) {
+    element.children = split_compound(dataset, path, info, /*strings_as_objects=*/false);
+  }
+  return element;
+}
+
 void ElementReader::sample_strings(hid_t dataset, const h5::DatasetInfo& info,
                                    const std::string& member, Element& element) {
-  h5::StringSample sample;
   if (!info.unavailable_filters.empty()) {
     // Compressed with a filter this build cannot run: size the strings by
     // a generous assumed length instead of reading them.
+    h5::StringSample sample;
     element.note = "strings: filter " + std::to_string(info.unavailable_filters.front()) +
                    " unavailable, assumed mean length " + std::to_string(kAssumedStringLength) +
                    " B";
     sample.oversized_lengths.push_back(kAssumedStringLength);
+    element.strings = std::move(sample);
+    return;
+  }
+  set_strings(element, h5::sample_strings(dataset, info, member, m_limits, &heap(dataset)));
+}
+
+void ElementReader::set_strings(Element& element, h5::StringSample sample) {
+  std::uint64_t text_bytes = 0;
+  if (sample.lengths.empty()) {
+    for (const auto& t : sample.texts) text_bytes += t.size();
+    for (auto length : sample.oversized_lengths) text_bytes += length;
   } else {
-    sample = h5::sample_strings(dataset, info, member, m_limits, &heap(dataset));
-    std::uint64_t text_bytes = 0;
-    if (sample.lengths.empty()) {
-      for (const auto& t : sample.texts) text_bytes += t.size();
-      for (auto length : sample.oversized_lengths) text_bytes += length;
-    } else {
-      for (auto length : sample.lengths) text_bytes += length;
-    }
-    if (sample.size() > 0) {
-      element.note = "strings: sampled " + std::to_string(sample.size()) + " of " +
-                     std::to_string(sample.population) + ", mean length " +
-                     fixed(static_cast<double>(text_bytes) / static_cast<double>(sample.size())) +
-                     " B";
-    }
+    for (auto length : sample.lengths) text_bytes += length;
+  }
+  if (sample.size() > 0) {
+    element.note = "strings: sampled " + std::to_string(sample.size()) + " of " +
+                   std::to_string(sample.population) + ", mean length " +
+                   fixed(static_cast<double>(text_bytes) / static_cast<double>(sample.size())) + " B";
   }
   element.strings = std::move(sample);
 }

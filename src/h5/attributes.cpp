@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <utility>
 
 #include "h5ad_sizer/h5/little_endian.hpp"
@@ -11,71 +10,35 @@
 namespace h5ad_sizer::h5 {
 namespace {
 
-// h5py's headers are a few hundred bytes, their continuation blocks as
-// small; past these a header is left to HDF5 rather than copied here.
-constexpr std::uint64_t kMaxBlockBytes = 1024 * 1024;
-constexpr std::size_t kMaxBlocks = 64;
-
 // What HDF5 hands out for a variable-length string is a C string: the text
 // up to its first NUL.
 std::string c_string(const std::string& text) { return text.substr(0, std::strlen(text.c_str())); }
 
 }  // namespace
 
-const AttributeReader::Header& AttributeReader::header_of(hid_t object) {
-  if (m_header.object == object) return m_header;
-  Header header;
-  header.object = object;
-  header.direct = read_header(object, header);
-  m_header = std::move(header);
-  return m_header;
+std::optional<std::uint64_t> AttributeReader::address_of(hid_t object) {
+  if (object != m_last_object) {
+    m_last_object = object;
+    m_last_address = m_heap.source() != nullptr ? object_address(object) : std::nullopt;
+  }
+  return m_last_address;
 }
 
-// The prefix, its first block of messages, and the continuation blocks in
-// the order their messages name them (as HDF5 loads them): every attribute
-// message on the way, or false at anything this does not read.
-bool AttributeReader::read_header(hid_t object, Header& header) {
-  io::ByteSource* source = m_heap.source();
-  if (source == nullptr) return false;
-  const auto address = object_address(object);
-  const Geometry& geometry = m_heap.geometry();
-  const std::uint64_t size = source->size();
-  const auto readable = [&](std::uint64_t at, std::uint64_t length) {
-    return at <= UINT64_MAX - geometry.base && geometry.base + at <= size && length <= size - geometry.base - at &&
-           length <= kMaxBlockBytes;
-  };
-  if (!address || !readable(*address, kHeaderPrefixV1Bytes)) return false;
-  unsigned char prefix_bytes[kHeaderPrefixV1Bytes];
-  source->read(geometry.base + *address, kHeaderPrefixV1Bytes, prefix_bytes);
-  const auto prefix = header_prefix_v1(prefix_bytes);
-  if (!prefix) return false;
-
-  std::deque<io::ByteRange> blocks{{*address + kHeaderPrefixV1Bytes, prefix->first_block_bytes}};
-  std::uint32_t left = prefix->messages;
-  bool readable_here = true;
-  while (!blocks.empty() && left > 0 && readable_here) {
-    const io::ByteRange block = blocks.front();
-    blocks.pop_front();
-    if (header.blocks.size() >= kMaxBlocks || !readable(block.offset, block.length)) return false;
-    std::vector<unsigned char>& bytes = header.blocks.emplace_back(static_cast<std::size_t>(block.length));
-    if (!bytes.empty()) source->read(geometry.base + block.offset, bytes.size(), bytes.data());
-    left -= for_each_message_v1(ByteView{bytes.data(), bytes.size()}, left, [&](const Message& message) {
-      if (message.is(MessageType::attribute)) {
-        // A shared attribute hides its name elsewhere: then it cannot be
-        // said which attributes the object lacks.
-        const auto attribute = attribute_message(message);
-        if (attribute) header.attributes.push_back(*attribute);
-        else readable_here = false;
-      } else if (message.is(MessageType::attribute_info)) {
-        readable_here = false;  // attributes may live in dense storage
-      } else if (message.is(MessageType::continuation)) {
-        const auto next = continuation_block(message, geometry);
-        if (next) blocks.push_back(*next);
-        else readable_here = false;
-      }
-    });
+AttributeReader::Found AttributeReader::find(std::uint64_t address, const char* name, AttributeMessage& out) {
+  const ObjectHeader* header = m_headers.at(address);
+  if (header == nullptr) return Found::unknown;
+  for (const Message& message : header->messages) {
+    if (message.is(MessageType::attribute_info)) return Found::unknown;  // attributes may be in dense storage
+    if (!message.is(MessageType::attribute)) continue;
+    // A shared attribute hides its name elsewhere.
+    const auto attribute = attribute_message(message);
+    if (!attribute) return Found::unknown;
+    if (attribute->name == name) {
+      out = *attribute;
+      return Found::yes;
+    }
   }
-  return readable_here;
+  return Found::no;
 }
 
 bool AttributeReader::strings_of(const AttributeMessage& attribute, std::optional<std::vector<std::string>>& out) {
@@ -121,28 +84,37 @@ bool AttributeReader::strings_of(const AttributeMessage& attribute, std::optiona
   return true;
 }
 
-bool AttributeReader::has(hid_t object, const char* name) {
-  const Header& header = header_of(object);
-  if (!header.direct) return has_attribute(object, name);
-  ++m_answered_directly;
-  for (const AttributeMessage& attribute : header.attributes) {
-    if (attribute.name == name) return true;
+bool AttributeReader::string_list_at(std::uint64_t address, const char* name,
+                                     std::optional<std::vector<std::string>>& out) {
+  AttributeMessage attribute;
+  switch (find(address, name, attribute)) {
+    case Found::unknown:
+      return false;
+    case Found::no:
+      out = std::nullopt;
+      break;
+    case Found::yes:
+      if (!strings_of(attribute, out)) return false;
+      break;
   }
-  return false;
+  ++m_answered_directly;
+  return true;
+}
+
+bool AttributeReader::has(hid_t object, const char* name) {
+  const auto address = address_of(object);
+  AttributeMessage attribute;
+  const Found found = address ? find(*address, name, attribute) : Found::unknown;
+  if (found == Found::unknown) return has_attribute(object, name);
+  ++m_answered_directly;
+  return found == Found::yes;
 }
 
 std::optional<std::vector<std::string>> AttributeReader::string_list(hid_t object, const char* name) {
-  const Header& header = header_of(object);
-  if (!header.direct) return string_list_attribute(object, name);
-  for (const AttributeMessage& attribute : header.attributes) {
-    if (attribute.name != name) continue;
-    std::optional<std::vector<std::string>> out;
-    if (!strings_of(attribute, out)) return string_list_attribute(object, name);
-    ++m_answered_directly;
-    return out;
-  }
-  ++m_answered_directly;
-  return std::nullopt;
+  std::optional<std::vector<std::string>> out;
+  const auto address = address_of(object);
+  if (address && string_list_at(*address, name, out)) return out;
+  return string_list_attribute(object, name);
 }
 
 std::optional<std::string> AttributeReader::string(hid_t object, const char* name) {

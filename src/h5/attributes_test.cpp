@@ -67,7 +67,8 @@ Asked compare_every_attribute(const std::string& path) {
   EXPECT_GE(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_name, &objects, H5O_INFO_BASIC), 0);
 #endif
   StringHeap heap(file.get());
-  AttributeReader reader(heap);
+  HeaderReader headers(heap.source(), heap.geometry());
+  AttributeReader reader(heap, headers);
   for (const std::string& name : objects) {
     Handle object(H5Oopen(file.get(), name.c_str(), H5P_DEFAULT));
     std::vector<std::string> attributes;
@@ -175,7 +176,8 @@ TEST(AttributeReader, LeavesAStringTheHeapDoesNotHoldToHdf5) {
   Handle file = open_file(*source, path);
   Handle group(H5Oopen(file.get(), "g", H5P_DEFAULT));
   StringHeap heap(file.get());
-  AttributeReader reader(heap);
+  HeaderReader headers(heap.source(), heap.geometry());
+  AttributeReader reader(heap, headers);
   EXPECT_EQ(ask([&] { return reader.string_list(group.get(), "encoding-type"); }),
             ask([&] { return string_list_attribute(group.get(), "encoding-type"); }));
   EXPECT_EQ(reader.answered_directly(), 0u);

@@ -179,8 +179,8 @@ void MetadataPrefetch::parse_messages(std::uint64_t start, std::uint64_t length,
     } else if (message.is(MessageType::datatype)) {
       const auto type = string_datatype(message.body);
       strings = type && type->variable;
-    } else if (const auto layout = contiguous_layout(message, m_geometry)) {
-      contiguous = layout;
+    } else if (const auto layout = layout_message(message, m_geometry)) {
+      if (layout->kind == DataLayout::Kind::contiguous) contiguous = ByteRange{layout->address, layout->size};
     } else if (const auto attribute = attribute_message(message)) {
       add_attribute_strings(*attribute, next);
     } else if (const auto block = continuation_block(message, m_geometry)) {

@@ -26,10 +26,24 @@ struct LinkCollector {
   std::exception_ptr error;  // exceptions must not unwind through HDF5's C frames
 };
 
-herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* data) {
+herr_t collect_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
   auto* collector = static_cast<LinkCollector*>(data);
   try {
-    collector->links.push_back(Link{name, kind_of(info->type)});
+    Link link{name, kind_of(info->type), std::nullopt};
+    if (info->type == H5L_TYPE_HARD) {
+#if H5_VERSION_GE(1, 12, 0)
+      haddr_t address = HADDR_UNDEF;
+      if (H5VLnative_token_to_addr(group, info->u.token, &address) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+      } else if (address != HADDR_UNDEF) {
+        link.address = address;
+      }
+#else
+      (void)group;
+      if (info->u.address != HADDR_UNDEF) link.address = info->u.address;
+#endif
+    }
+    collector->links.push_back(std::move(link));
     return 0;
   } catch (...) {
     collector->error = std::current_exception();

@@ -110,15 +110,81 @@ std::optional<StringDatatype> string_datatype(ByteView body) {
   return std::nullopt;
 }
 
-// Version 3, class 1 (contiguous): the data's address and size.
-std::optional<io::ByteRange> contiguous_layout(const Message& message, const Geometry& geometry) {
+// Version 3, then the class: 0 compact (the data's size, 2 bytes, and the
+// data), 1 contiguous (address and size), 2 chunked (the number of
+// dimensions plus one, the chunk index's address, then 4 bytes a dimension,
+// the last one the element size).
+std::optional<DataLayout> layout_message(const Message& message, const Geometry& geometry) {
   const ByteView body = message.body;
-  if (!message.is(MessageType::layout) || body.size < 2 + geometry.sizeof_addr + geometry.sizeof_size ||
-      body.data[0] != 3 || body.data[1] != 1) {
-    return std::nullopt;
+  if (!message.is(MessageType::layout) || message.shared() || body.size < 2 || body.data[0] != 3) return std::nullopt;
+  DataLayout out;
+  const unsigned char* p = body.data + 2;
+  const std::size_t left = body.size - 2;
+  switch (body.data[1]) {
+    case 0:
+      if (left < 2) return std::nullopt;
+      out.kind = DataLayout::Kind::compact;
+      out.size = u16(p);
+      if (out.size > left - 2) return std::nullopt;
+      return out;
+    case 1:
+      if (left < geometry.sizeof_addr + geometry.sizeof_size) return std::nullopt;
+      out.kind = DataLayout::Kind::contiguous;
+      out.address = little_endian(p, geometry.sizeof_addr);
+      if (geometry.sizeof_addr < 8 && out.address == (std::uint64_t{1} << (8 * geometry.sizeof_addr)) - 1) {
+        out.address = UINT64_MAX;  // all ones: undefined, whatever the width
+      }
+      out.size = little_endian(p + geometry.sizeof_addr, geometry.sizeof_size);
+      return out;
+    case 2: {
+      if (left < 1 + geometry.sizeof_addr) return std::nullopt;
+      const std::size_t dimensions = p[0];
+      if (dimensions < 2 || dimensions > kMaxRank + 1 || (left - 1 - geometry.sizeof_addr) / 4 < dimensions) {
+        return std::nullopt;
+      }
+      out.kind = DataLayout::Kind::chunked;
+      out.address = little_endian(p + 1, geometry.sizeof_addr);
+      for (std::size_t d = 0; d + 1 < dimensions; ++d) out.chunk.push_back(u32(p + 1 + geometry.sizeof_addr + 4 * d));
+      out.chunk_element_bytes = u32(p + 1 + geometry.sizeof_addr + 4 * (dimensions - 1));
+      return out;
+    }
+    default:
+      return std::nullopt;
   }
-  return io::ByteRange{little_endian(body.data + 2, geometry.sizeof_addr),
-                       little_endian(body.data + 2 + geometry.sizeof_addr, geometry.sizeof_size)};
+}
+
+// Version, the number of filters, (version 1) 6 reserved bytes; then each
+// filter: its id, (version 1, or an id of 256 and over) the length of its
+// name, flags, the number of client values, the name (version 1: padded to
+// 8 bytes), the values (4 bytes each; version 1 pads an odd count).
+std::optional<std::vector<int>> filter_ids(const Message& message) {
+  const ByteView body = message.body;
+  if (!message.is(MessageType::filter_pipeline) || message.shared() || body.size < 2) return std::nullopt;
+  const unsigned version = body.data[0];
+  const std::size_t count = body.data[1];
+  if ((version != 1 && version != 2) || count > 32) return std::nullopt;
+  std::size_t at = version == 1 ? 8 : 2;
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (body.size < at + 2) return std::nullopt;
+    const auto id = static_cast<int>(u16(body.data + at));
+    at += 2;
+    std::uint64_t name_bytes = 0;
+    if (version == 1 || id >= 256) {
+      if (body.size < at + 2) return std::nullopt;
+      name_bytes = u16(body.data + at);
+      at += 2;
+    }
+    if (body.size < at + 4) return std::nullopt;
+    const std::uint64_t values = u16(body.data + at + 2);
+    at += 4;
+    const std::uint64_t skip = (version == 1 ? (name_bytes + 7) / 8 * 8 : name_bytes) +
+                               4 * (version == 1 ? (values + 1) / 2 * 2 : values);
+    if (skip > body.size - at) return std::nullopt;
+    at += skip;
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 }  // namespace h5ad_sizer::h5

@@ -189,15 +189,77 @@ TEST(ObjectHeader, ReadsThePrefixContinuationsSymbolTablesAndLayouts) {
   EXPECT_EQ(table->btree, 4096u);
   EXPECT_EQ(table->local_heap, 512u);
 
-  Bytes layout = {3, 1};
-  put(layout, 800, 8);
-  put(layout, 1600, 8);
-  const auto contiguous = contiguous_layout(Message{0x08, 0, {layout.data(), layout.size()}}, geometry);
-  ASSERT_TRUE(contiguous);
-  EXPECT_EQ(contiguous->offset, 800u);
-  EXPECT_EQ(contiguous->length, 1600u);
-  layout[1] = 2;  // chunked
-  EXPECT_FALSE(contiguous_layout(Message{0x08, 0, {layout.data(), layout.size()}}, geometry));
+}
+
+TEST(ObjectHeader, ReadsLayoutsOfVersion3) {
+  const Geometry geometry;
+  Bytes contiguous = {3, 1};
+  put(contiguous, 800, 8);
+  put(contiguous, 1600, 8);
+  auto layout = layout_message(Message{0x08, 0, {contiguous.data(), contiguous.size()}}, geometry);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->kind, DataLayout::Kind::contiguous);
+  EXPECT_EQ(layout->address, 800u);
+  EXPECT_EQ(layout->size, 1600u);
+
+  Bytes compact = {3, 0, 4, 0, 'a', 'b', 'c', 'd'};
+  layout = layout_message(Message{0x08, 0, {compact.data(), compact.size()}}, geometry);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->kind, DataLayout::Kind::compact);
+  EXPECT_EQ(layout->size, 4u);
+  EXPECT_FALSE(layout_message(Message{0x08, 0, {compact.data(), 7}}, geometry));  // data cut short
+
+  Bytes chunked = {3, 2, 3};
+  put(chunked, 4096, 8);
+  put(chunked, 100, 4);
+  put(chunked, 7, 4);
+  put(chunked, 8, 4);  // the element size
+  layout = layout_message(Message{0x08, 0, {chunked.data(), chunked.size()}}, geometry);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->kind, DataLayout::Kind::chunked);
+  EXPECT_EQ(layout->chunk, (std::vector<std::uint64_t>{100, 7}));
+  EXPECT_EQ(layout->chunk_element_bytes, 8u);
+  EXPECT_FALSE(layout_message(Message{0x08, 0, {chunked.data(), chunked.size() - 1}}, geometry));
+
+  Bytes version4 = contiguous;
+  version4[0] = 4;
+  EXPECT_FALSE(layout_message(Message{0x08, 0, {version4.data(), version4.size()}}, geometry));
+}
+
+TEST(ObjectHeader, ListsTheFiltersOfAPipeline) {
+  // Version 1: deflate (level 4: one value, padded) and shuffle (one value).
+  Bytes v1 = {1, 2, 0, 0, 0, 0, 0, 0};
+  put(v1, 1, 2);
+  put(v1, 8, 2);
+  put(v1, 0, 2);
+  put(v1, 1, 2);
+  put_text(v1, "deflate", 8);
+  put(v1, 4, 4);
+  put(v1, 0, 4);
+  put(v1, 2, 2);
+  put(v1, 0, 2);
+  put(v1, 0, 2);
+  put(v1, 1, 2);
+  put(v1, 4, 4);
+  put(v1, 0, 4);
+  auto ids = filter_ids(Message{0x0b, 0, {v1.data(), v1.size()}});
+  ASSERT_TRUE(ids);
+  EXPECT_EQ(*ids, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(filter_ids(Message{0x0b, 0, {v1.data(), v1.size() - 4}}));
+  // Version 2: lzf (32000, named) then deflate (unnamed, no padding).
+  Bytes v2 = {2, 2};
+  put(v2, 32000, 2);
+  put(v2, 4, 2);
+  put(v2, 0, 2);
+  put(v2, 0, 2);
+  put_text(v2, "lzf", 4);
+  put(v2, 1, 2);
+  put(v2, 0, 2);
+  put(v2, 1, 2);
+  put(v2, 6, 4);
+  ids = filter_ids(Message{0x0b, 0, {v2.data(), v2.size()}});
+  ASSERT_TRUE(ids);
+  EXPECT_EQ(*ids, (std::vector<int>{32000, 1}));
 }
 
 }  // namespace

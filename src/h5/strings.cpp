@@ -184,20 +184,48 @@ std::vector<std::uint64_t> sample_indices(std::uint64_t population, const Sample
   return out;
 }
 
+namespace {
+
+// The sample's first strings, whose text is read besides their lengths.
+std::vector<HeapReference> first_references(const std::vector<HeapReference>& references,
+                                            const SampleLimits& limits) {
+  const std::size_t with_text = std::min(references.size(), limits.texts_with_lengths);
+  return std::vector<HeapReference>(references.begin(), references.begin() + static_cast<std::ptrdiff_t>(with_text));
+}
+
+// With the texts of the first references read: the lengths of the whole
+// sample from the references, when they agree with those texts. False when
+// the references say something the strings do not (then the texts alone
+// carry the sample).
+bool take_lengths(const std::vector<HeapReference>& references, StringSample& sample) {
+  std::vector<std::uint64_t> lengths = lengths_of(references);
+  if (!lengths_agree(lengths, sample)) return false;
+  sample.lengths = std::move(lengths);
+  return true;
+}
+
+}  // namespace
+
 StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::string& member,
                             const SampleLimits& limits, StringHeap* heap) {
   StringSample sample;
   sample.population = info.elements;
   const TypeInfo& type = string_type_of(info, member);
   if (info.null_space || info.elements == 0) return sample;
-  Handle memory_type = memory_string_type(type, member);
+  // Made only for HDF5's reads: its copy costs more than the texts of a
+  // small dataset read from the heap.
+  Handle memory_type;
+  const auto memory = [&] {
+    if (!memory_type) memory_type = memory_string_type(type, member);
+    return memory_type.get();
+  };
 
   std::vector<std::uint64_t> flat = sample_indices(info.elements, limits);
   if (type.type_class == TypeClass::fixed_string) {
     // Fixed width: the bound is simply width x count.
     const std::size_t fit = std::max<std::size_t>(1, limits.max_total_bytes / type.size);
     if (flat.size() > fit) flat.resize(fit);
-    read_fixed(dataset, memory_type.get(), info, flat, sample.texts);
+    read_fixed(dataset, memory(), info, flat, sample.texts);
     return sample;
   }
 
@@ -206,12 +234,12 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
   allocator.max_total = limits.max_total_bytes;
   const auto read_texts = [&](const std::vector<std::uint64_t>& indices) {
     if (indices.empty()) return;
-    if (read_vlen(dataset, memory_type.get(), info, indices, allocator, sample.texts)) return;
+    if (read_vlen(dataset, memory(), info, indices, allocator, sample.texts)) return;
     // Some string is too large (or all together are): go one at a time, so
     // a refused string costs us only its length.
     sample.texts.clear();
     for (std::uint64_t index : indices) {
-      if (read_vlen(dataset, memory_type.get(), info, {index}, allocator, sample.texts)) continue;
+      if (read_vlen(dataset, memory(), info, {index}, allocator, sample.texts)) continue;
       // HDF5 asks for length + 1 bytes (the terminator).
       const std::uint64_t asked = allocator.refused.front();
       sample.oversized_lengths.push_back(asked > 0 ? asked - 1 : 0);
@@ -228,27 +256,35 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
     if (auto references = heap->references(dataset, flat, member)) {
       // Text for the sample's first few strings, from the heap directly
       // when it can be (else through HDF5); lengths for all of it.
-      const std::size_t with_text = std::min(flat.size(), limits.texts_with_lengths);
-      const std::vector<HeapReference> first(references->begin(),
-                                             references->begin() + static_cast<std::ptrdiff_t>(with_text));
+      const std::vector<HeapReference> first = first_references(*references, limits);
       if (!heap->texts(first, {limits.max_string_bytes, limits.max_total_bytes}, sample.texts,
                        sample.oversized_lengths)) {
-        read_texts(std::vector<std::uint64_t>(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(with_text)));
+        read_texts(std::vector<std::uint64_t>(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(first.size())));
       }
-      if (with_text == flat.size()) return sample;  // the texts are the sample
-      std::vector<std::uint64_t> lengths = lengths_of(*references);
-      if (lengths_agree(lengths, sample)) {
-        sample.lengths = std::move(lengths);
-        return sample;
-      }
-      // The references say something the strings do not: the texts alone
-      // carry the sample.
+      if (first.size() == flat.size() || take_lengths(*references, sample)) return sample;
       sample.texts.clear();
       sample.oversized_lengths.clear();
     }
   }
   read_texts(flat);
   return sample;
+}
+
+std::optional<StringSample> sample_strings_at(StringHeap& heap, const DatasetInfo& info, std::uint64_t data_address,
+                                              const SampleLimits& limits) {
+  StringSample sample;
+  sample.population = info.elements;
+  if (info.null_space || info.elements == 0) return sample;
+  if (info.type.type_class != TypeClass::vlen_string || info.dims.size() > 1) return std::nullopt;
+  const std::vector<std::uint64_t> flat = sample_indices(info.elements, limits);
+  const auto references = heap.references_at(data_address, flat);
+  if (!references) return std::nullopt;
+  const std::vector<HeapReference> first = first_references(*references, limits);
+  if (!heap.texts(first, {limits.max_string_bytes, limits.max_total_bytes}, sample.texts, sample.oversized_lengths)) {
+    return std::nullopt;
+  }
+  if (first.size() == flat.size() || take_lengths(*references, sample)) return sample;
+  return std::nullopt;
 }
 
 }  // namespace h5ad_sizer::h5

@@ -267,9 +267,24 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
       elements = &*read;
     }
   }
+  return checked_references(*elements, *layout, flat.size());
+}
+
+std::optional<std::vector<HeapReference>> StringHeap::references_at(std::uint64_t data_address,
+                                                                    const std::vector<std::uint64_t>& flat) {
+  if (flat.empty()) return std::vector<HeapReference>{};
+  if (m_source == nullptr || data_address > UINT64_MAX - m_geometry.base) return std::nullopt;
+  const ReferenceLayout layout{m_geometry.heap_reference_bytes(), 0, m_geometry.sizeof_addr};
+  const auto elements = contiguous_elements(m_geometry.base + data_address, m_source, layout.stride, flat);
+  if (!elements) return std::nullopt;
+  return checked_references(*elements, layout, flat.size());
+}
+
+std::vector<HeapReference> StringHeap::checked_references(const std::vector<unsigned char>& elements,
+                                                          const ReferenceLayout& layout, std::size_t count) const {
   std::vector<HeapReference> found;
-  found.reserve(flat.size());
-  for (std::size_t i = 0; i < flat.size(); ++i) found.push_back(layout->at(elements->data() + i * layout->stride));
+  found.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) found.push_back(layout.at(elements.data() + i * layout.stride));
   if (m_source != nullptr) {
     // A reference's length is the dataset's own bytes, which the heap's
     // objects are not checked against here: a damaged one claimed a 1.7 GB
@@ -312,17 +327,19 @@ class StringHeap::Collection {
                                         const Geometry& geometry) {
     const std::size_t header = 8 + geometry.sizeof_size;
     if (address > source.size() || source.size() - address < header) return std::nullopt;
-    Bytes head(header);
-    source.read(address, head.size(), head.data());
-    if (std::memcmp(head.data(), "GCOL", 4) != 0 || head[4] != 1) return std::nullopt;
+    unsigned char head[8 + 8];
+    source.read(address, header, head);
+    if (std::memcmp(head, "GCOL", 4) != 0 || head[4] != 1) return std::nullopt;
     const std::uint64_t size = little_endian(&head[8], geometry.sizeof_size);
     // HDF5 makes collections of 4 KiB and more; one that claims more than
     // the file holds past it, or over 64 MiB, is left to HDF5.
     if (size < header || size > source.size() - address || size > kMaxCollectionBytes) return std::nullopt;
     Collection collection;
-    collection.m_bytes.resize(static_cast<std::size_t>(size));
+    // Not zeroed first: the read fills it.
+    collection.m_bytes.reset(new unsigned char[static_cast<std::size_t>(size)]);
+    collection.m_size = static_cast<std::size_t>(size);
     collection.m_sizeof_size = geometry.sizeof_size;
-    source.read(address, size, collection.m_bytes.data());
+    source.read(address, size, collection.m_bytes.get());
     const std::size_t object_header = 8 + geometry.sizeof_size;
     for (std::size_t at = header; at + object_header <= size;) {
       const auto index = static_cast<std::uint16_t>(little_endian(&collection.m_bytes[at], 2));
@@ -339,7 +356,7 @@ class StringHeap::Collection {
     return collection;
   }
 
-  std::size_t bytes() const { return m_bytes.size(); }
+  std::size_t bytes() const { return m_size; }
 
   // The object's bytes, or nullopt when the collection holds no such object
   // or one of another length.
@@ -347,12 +364,13 @@ class StringHeap::Collection {
     if (index >= m_object_at.size() || m_object_at[index] == 0) return std::nullopt;
     const std::size_t at = m_object_at[index];
     if (little_endian(&m_bytes[at + 8], m_sizeof_size) != length) return std::nullopt;
-    return std::string_view(reinterpret_cast<const char*>(m_bytes.data() + at + 8 + m_sizeof_size), length);
+    return std::string_view(reinterpret_cast<const char*>(m_bytes.get() + at + 8 + m_sizeof_size), length);
   }
 
  private:
   static constexpr std::uint64_t kMaxCollectionBytes = std::uint64_t{64} << 20;
-  Bytes m_bytes;
+  std::unique_ptr<unsigned char[]> m_bytes;
+  std::size_t m_size = 0;
   std::size_t m_sizeof_size = 8;
   // Where each object (by its 16-bit number) starts in m_bytes; 0 for none
   // (the collection's own header lies there). Offsets fit: a collection

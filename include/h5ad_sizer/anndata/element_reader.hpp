@@ -11,6 +11,7 @@
 
 #include "h5ad_sizer/anndata/report.hpp"
 #include "h5ad_sizer/h5/attributes.hpp"
+#include "h5ad_sizer/h5/header_reader.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
 #include "h5ad_sizer/h5/types.hpp"
@@ -67,12 +68,24 @@ class ElementReader {
  private:
   Element dispatch(hid_t object, const std::string& path);
   std::function<void(const std::string&)> m_on_element;
-  // The file's string heap and its attribute reader, made from the first
-  // object that needs them (every object read belongs to one file).
-  h5::StringHeap& heap(hid_t object);
-  h5::AttributeReader& attributes(hid_t object);
-  std::unique_ptr<h5::StringHeap> m_heap;
-  std::unique_ptr<h5::AttributeReader> m_attributes;
+  // What is read from the file's bytes without HDF5: string texts from the
+  // global heap, object headers, attributes. Made from the first object that
+  // needs it (every object read belongs to one file).
+  struct DirectReads {
+    explicit DirectReads(hid_t object)
+        : heap(object), headers(heap.source(), heap.geometry()), attributes(heap, headers) {}
+    h5::StringHeap heap;
+    h5::HeaderReader headers;
+    h5::AttributeReader attributes;
+  };
+  DirectReads& direct(hid_t object);
+  h5::StringHeap& heap(hid_t object) { return direct(object).heap; }
+  h5::AttributeReader& attributes(hid_t object) { return direct(object).attributes; }
+  std::unique_ptr<DirectReads> m_direct;
+  // The dataset at `address` read from its header without opening it
+  // through HDF5; nullopt when HDF5 must (h5::describe_from_header says
+  // when), and then nothing of it has been recorded.
+  std::optional<Element> read_dataset_directly(hid_t parent, std::uint64_t address, const std::string& path);
   Element read_group(hid_t group, const std::string& path, const std::string& encoding);
   Element read_dataset(hid_t dataset, const std::string& path);
   Element read_sparse(hid_t group, const std::string& path, const std::string& format);
@@ -89,10 +102,15 @@ class ElementReader {
   // makes of it.
   Element dataset_element(hid_t dataset, const std::string& path, const h5::DatasetInfo& info,
                           const std::string& encoding);
+  // The same, but for what needs the dataset itself: its strings' sample
+  // and a compound's members.
+  static Element dataset_fields(const std::string& path, const h5::DatasetInfo& info, const std::string& encoding);
   // Samples the strings of `dataset` (or of its compound member `member`)
   // into `element`, with a note saying how.
   void sample_strings(hid_t dataset, const h5::DatasetInfo& info, const std::string& member,
                       Element& element);
+  // Puts `sample` into `element`, with a note saying how it was taken.
+  static void set_strings(Element& element, h5::StringSample sample);
 
   std::string m_source;
   h5::SampleLimits m_limits;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "h5ad_sizer/h5/header_reader.hpp"
 #include "h5ad_sizer/h5/object_header.hpp"
 #include "h5ad_sizer/h5/vlen_lengths.hpp"
 
@@ -26,8 +27,8 @@ namespace h5ad_sizer::h5 {
 // (docs/remote.md).
 class AttributeReader {
  public:
-  // `heap`: the file's; its byte source and geometry are read through.
-  explicit AttributeReader(StringHeap& heap) : m_heap(heap) {}
+  // `heap` and `headers`: the file's.
+  AttributeReader(StringHeap& heap, HeaderReader& headers) : m_heap(heap), m_headers(headers) {}
   AttributeReader(const AttributeReader&) = delete;
   AttributeReader& operator=(const AttributeReader&) = delete;
 
@@ -37,27 +38,29 @@ class AttributeReader {
   std::optional<std::string> string(hid_t object, const char* name);
   std::optional<std::vector<std::string>> string_list(hid_t object, const char* name);
 
+  // The same of the object whose header lies at `address`, from the header
+  // alone: false, with `out` untouched, when HDF5 must answer.
+  bool string_list_at(std::uint64_t address, const char* name, std::optional<std::vector<std::string>>& out);
+
   // For tests: the questions answered from the headers, not by HDF5.
   std::uint64_t answered_directly() const { return m_answered_directly; }
 
  private:
-  // An object's attribute messages as its header holds them; `direct` is
-  // false when the header is not one read here.
-  struct Header {
-    hid_t object = H5I_INVALID_HID;
-    bool direct = false;
-    std::vector<std::vector<unsigned char>> blocks;  // the header's blocks of messages
-    std::vector<AttributeMessage> attributes;        // into `blocks`, in the header's order
-  };
-  const Header& header_of(hid_t object);
-  bool read_header(hid_t object, Header& header);
+  enum class Found { no, yes, unknown };
+  // The first attribute called `name` in the header at `address`; unknown
+  // when the header is not read here or cannot say (an attribute it cannot
+  // read comes first, or attributes may be stored outside it).
+  Found find(std::uint64_t address, const char* name, AttributeMessage& out);
+  std::optional<std::uint64_t> address_of(hid_t object);
   // The strings of `attribute`; false when HDF5 must read them.
   bool strings_of(const AttributeMessage& attribute, std::optional<std::vector<std::string>>& out);
 
   StringHeap& m_heap;
-  // The object asked about last (HDF5 does not reuse an identifier within
-  // a process): a group is asked for two or three attributes in a row.
-  Header m_header;
+  HeaderReader& m_headers;
+  // The object asked about last and its address (HDF5 does not reuse an
+  // identifier within a process): a group is asked two or three questions.
+  hid_t m_last_object = H5I_INVALID_HID;
+  std::optional<std::uint64_t> m_last_address;
   std::uint64_t m_answered_directly = 0;
 };
 

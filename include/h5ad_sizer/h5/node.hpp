@@ -28,6 +28,8 @@ Handle open_child(hid_t group, const std::string& name);
 struct Link {
   std::string name;
   LinkKind kind = LinkKind::missing;
+  // A hard link's object: where its header lies (the file's address space).
+  std::optional<std::uint64_t> address;
 };
 // A group's links in name order, which is the order h5py (and so anndata)
 // iterates them for files written without creation-order tracking. Their

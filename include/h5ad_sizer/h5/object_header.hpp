@@ -32,9 +32,14 @@ struct Geometry {
 // The message types read here.
 enum class MessageType : std::uint16_t {
   dataspace = 0x01,
+  link_info = 0x02,
   datatype = 0x03,
+  fill_value_old = 0x04,
+  fill_value = 0x05,
+  link = 0x06,
   layout = 0x08,
   attribute = 0x0c,
+  filter_pipeline = 0x0b,
   continuation = 0x10,
   symbol_table = 0x11,
   attribute_info = 0x15,
@@ -133,8 +138,23 @@ struct StringDatatype {
 };
 std::optional<StringDatatype> string_datatype(ByteView body);
 
-// A layout message of version 3 for contiguous storage: where the data
-// lies and how long it is.
-std::optional<io::ByteRange> contiguous_layout(const Message& message, const Geometry& geometry);
+// A layout message of version 3 (what HDF5 writes unless asked for the
+// latest format): where a dataset's data lies. nullopt for another version,
+// or one that does not add up.
+struct DataLayout {
+  enum class Kind { compact, contiguous, chunked };
+  Kind kind = Kind::contiguous;
+  // Contiguous: the data's address (all ones when never written) and size.
+  // Compact: the size of the data held in the message. Chunked: the address
+  // of the chunk index.
+  std::uint64_t address = UINT64_MAX;
+  std::uint64_t size = 0;
+  std::vector<std::uint64_t> chunk;  // chunked: elements along each dimension
+  std::uint64_t chunk_element_bytes = 0;  // chunked: the bytes of an element, as it says
+};
+std::optional<DataLayout> layout_message(const Message& message, const Geometry& geometry);
+
+// The filters of a filter pipeline message (versions 1 and 2), in order.
+std::optional<std::vector<int>> filter_ids(const Message& message);
 
 }  // namespace h5ad_sizer::h5

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,14 @@ struct SampleLimits {
 // Failure when the heap cannot be read (a corrupt file).
 StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::string& member,
                             const SampleLimits& limits = {}, StringHeap* heap = nullptr);
+
+// The same sample of a scalar or one-dimensional variable-length string
+// dataset not opened through HDF5, whose contiguous data lies at
+// `data_address` (in the file's address space): references from there, texts
+// from the heap. nullopt when HDF5 must read it (then sample_strings does).
+// Throws Failure as StringHeap::references does.
+std::optional<StringSample> sample_strings_at(StringHeap& heap, const DatasetInfo& info, std::uint64_t data_address,
+                                              const SampleLimits& limits = {});
 
 // Which flat element indices a sample of `population` reads.
 std::vector<std::uint64_t> sample_indices(std::uint64_t population, const SampleLimits& limits);

@@ -79,6 +79,10 @@ class StringHeap {
   // its end.
   std::optional<std::vector<HeapReference>> references(hid_t dataset, const std::vector<std::uint64_t>& flat,
                                                        const std::string& member = "");
+  // The same of a contiguous string dataset whose data lies at
+  // `data_address` (in the file's address space), not opened through HDF5.
+  std::optional<std::vector<HeapReference>> references_at(std::uint64_t data_address,
+                                                          const std::vector<std::uint64_t>& flat);
 
   // The strings `references` point at, appended to `texts`; those over the
   // limits only measured, into `oversized`. False, with nothing appended,
@@ -96,6 +100,11 @@ class StringHeap {
   class Collection;
   const Collection* collection_at(std::uint64_t address);
   std::optional<ReferenceLayout> reference_layout(hid_t dataset, const std::string& member);
+  // The references in `elements` (`count` of them, laid out as `layout`
+  // says), each checked against the file: Failure for a string longer than
+  // the file or in a collection past its end.
+  std::vector<HeapReference> checked_references(const std::vector<unsigned char>& elements,
+                                                const ReferenceLayout& layout, std::size_t count) const;
 
   static constexpr std::size_t kMaxCachedBytes = std::size_t{8} << 20;
   io::ByteSource* m_source = nullptr;

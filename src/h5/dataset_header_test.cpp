@@ -1,0 +1,212 @@
+#include "h5ad_sizer/h5/dataset_header.hpp"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "h5ad_sizer/h5/error.hpp"
+#include "h5ad_sizer/h5/handle.hpp"
+#include "h5ad_sizer/h5/node.hpp"
+#include "h5ad_sizer/h5/source_driver.hpp"
+#include "h5ad_sizer/h5/strings.hpp"
+#include "test_support.hpp"
+
+namespace h5ad_sizer::h5 {
+namespace {
+
+// Everything a description holds, as text (a difference then reads well).
+void print(std::ostream& out, const TypeInfo& type) {
+  out << static_cast<int>(type.type_class) << ' ' << type.size << ' ' << type.stored_size << ' ' << type.numpy_name
+      << ' ' << type.ascii << " [";
+  for (std::size_t i = 0; i < type.members.size(); ++i) {
+    out << type.member_names[i] << ':';
+    print(out, type.members[i]);
+  }
+  out << ']';
+  for (auto d : type.array_dims) out << ' ' << d;
+}
+
+std::string text(const DatasetInfo& info) {
+  std::ostringstream out;
+  print(out, info.type);
+  out << " null " << info.null_space << " dims";
+  for (auto d : info.dims) out << ' ' << d;
+  out << " elements " << info.elements << " stored " << info.stored_bytes << " exact " << info.stored_bytes_exact
+      << " chunked " << info.chunked << " chunks " << info.chunks << " compressed " << info.compressed
+      << " unavailable";
+  for (int id : info.unavailable_filters) out << ' ' << id;
+  return out.str();
+}
+
+std::string text(const StringSample& sample) {
+  std::ostringstream out;
+  out << sample.population << " texts";
+  for (const auto& t : sample.texts) out << ' ' << t.size() << ':' << t;
+  out << " oversized";
+  for (auto l : sample.oversized_lengths) out << ' ' << l;
+  out << " lengths";
+  for (auto l : sample.lengths) out << ' ' << l;
+  return out.str();
+}
+
+#if H5_VERSION_GE(1, 12, 0)
+herr_t note_dataset(hid_t, const char* name, const H5O_info2_t* info, void* data) {
+#else
+herr_t note_dataset(hid_t, const char* name, const H5O_info_t* info, void* data) {
+#endif
+  if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+struct Compared {
+  std::size_t datasets = 0;
+  std::size_t described = 0;  // from the header
+  std::size_t sampled = 0;    // strings sampled without HDF5
+};
+
+// Every dataset of the file at `path` described by HDF5 and from its
+// header, and the strings of each sampled both ways: where the header
+// reading answers, it answers the same. A file HDF5 cannot open is skipped.
+Compared compare_every_dataset(const std::string& path) {
+  Compared compared;
+  auto source = io::open_local_file(path);
+  Handle file;
+  try {
+    file = open_file(*source, path);
+  } catch (const Failure&) {
+    return compared;
+  }
+  std::vector<std::string> names;
+#if H5_VERSION_GE(1, 12, 0)
+  EXPECT_GE(H5Ovisit3(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_dataset, &names, H5O_INFO_BASIC), 0);
+#else
+  EXPECT_GE(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_dataset, &names, H5O_INFO_BASIC), 0);
+#endif
+  StringHeap heap(file.get());
+  HeaderReader headers(heap.source(), heap.geometry());
+  for (const std::string& name : names) {
+    ++compared.datasets;
+    Handle dataset(H5Oopen(file.get(), name.c_str(), H5P_DEFAULT));
+    const auto address = object_address(dataset.get());
+    if (!address) continue;
+    const ObjectHeader* header = headers.at(*address);
+    if (header == nullptr) continue;
+    EXPECT_FALSE(is_group_header(*header)) << path << " " << name;
+    const auto direct = describe_from_header(*header, heap.geometry(), StorageDetail::object_header, source->size());
+    DatasetInfo info;
+    try {
+      info = describe_dataset(dataset.get(), StorageDetail::object_header);
+    } catch (const std::exception& error) {
+      EXPECT_FALSE(direct) << path << " " << name << ": HDF5 says " << error.what();
+      continue;
+    }
+    if (!direct) continue;
+    ++compared.described;
+    EXPECT_EQ(text(direct->info), text(info)) << path << " " << name;
+    const haddr_t offset = H5Dget_offset(dataset.get());
+    EXPECT_EQ(direct->data_address.value_or(HADDR_UNDEF), offset == HADDR_UNDEF ? offset : offset - heap.geometry().base)
+        << path << " " << name;
+    if (info.type.type_class != TypeClass::vlen_string || !direct->data_address) continue;
+    std::string by_hdf5;
+    try {
+      by_hdf5 = text(sample_strings(dataset.get(), info, ""));
+    } catch (const std::exception& error) {
+      by_hdf5 = error.what();
+    }
+    try {
+      const auto sample = sample_strings_at(heap, direct->info, *direct->data_address);
+      if (!sample) continue;
+      ++compared.sampled;
+      EXPECT_EQ(text(*sample), by_hdf5) << path << " " << name;
+    } catch (const std::exception& error) {
+      EXPECT_EQ(error.what(), by_hdf5) << path << " " << name;
+    }
+  }
+  return compared;
+}
+
+TEST(DatasetHeader, DescribesAsHdf5DoesEveryDatasetOfTheFixturesAndTheRealCorpus) {
+  Compared all;
+  for (const std::string& folder : {std::string(H5AD_SIZER_DATA_DIR), std::string(H5AD_SIZER_CORPUS_DIR)}) {
+    if (!std::filesystem::is_directory(folder)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      if (entry.path().extension() != ".h5ad") continue;
+      const Compared file = compare_every_dataset(entry.path().string());
+      all.datasets += file.datasets;
+      all.described += file.described;
+      all.sampled += file.sampled;
+    }
+  }
+  EXPECT_GT(all.datasets, 300u);
+  // What h5py writes is nearly all read from the headers.
+  EXPECT_GT(all.described, all.datasets * 3 / 4);
+  EXPECT_GT(all.sampled, 20u);
+}
+
+TEST(DatasetHeader, ReadsScalarsUnwrittenAndChunkedDatasetsAsHdf5Does) {
+  initialize();
+  testing::ScopedTempDir dir;
+  const std::string path = dir.file("kinds.h5");
+  {
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    Handle scalar(H5Screate(H5S_SCALAR));
+    Handle one(H5Dcreate2(file.get(), "scalar", H5T_STD_I64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const std::int64_t value = 7;
+    ASSERT_GE(H5Dwrite(one.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value), 0);
+    hsize_t n = 1000;
+    Handle space(H5Screate_simple(1, &n, nullptr));
+    // Contiguous and never written: no address.
+    Handle unwritten(H5Dcreate2(file.get(), "unwritten", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT));
+    Handle create(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t chunk = 64;
+    H5Pset_chunk(create.get(), 1, &chunk);
+    H5Pset_deflate(create.get(), 4);
+    Handle chunked(H5Dcreate2(file.get(), "chunked", H5T_STD_U16LE, space.get(), H5P_DEFAULT, create.get(),
+                              H5P_DEFAULT));
+    Handle compact_create(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_layout(compact_create.get(), H5D_COMPACT);
+    hsize_t few = 4;
+    Handle few_space(H5Screate_simple(1, &few, nullptr));
+    Handle compact(H5Dcreate2(file.get(), "compact", H5T_IEEE_F64LE, few_space.get(), H5P_DEFAULT,
+                              compact_create.get(), H5P_DEFAULT));
+    const double values[4] = {1, 2, 3, 4};
+    ASSERT_GE(H5Dwrite(compact.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
+    Handle null_space(H5Screate(H5S_NULL));
+    Handle empty(H5Dcreate2(file.get(), "empty", H5T_STD_I8LE, null_space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                            H5P_DEFAULT));
+  }
+  const Compared compared = compare_every_dataset(path);
+  EXPECT_EQ(compared.datasets, 5u);
+  EXPECT_EQ(compared.described, 5u);
+}
+
+TEST(DatasetHeader, LeavesCompoundsAndVersion2HeadersToHdf5) {
+  initialize();
+  testing::ScopedTempDir dir;
+  const std::string path = dir.file("others.h5");
+  {
+    Handle access(H5Pcreate(H5P_FILE_ACCESS));
+    H5Pset_libver_bounds(access.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()));
+    hsize_t n = 10;
+    Handle space(H5Screate_simple(1, &n, nullptr));
+    Handle latest(H5Dcreate2(file.get(), "latest", H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT));
+    Handle record(H5Tcreate(H5T_COMPOUND, 8));
+    H5Tinsert(record.get(), "a", 0, H5T_STD_I32LE);
+    H5Tinsert(record.get(), "b", 4, H5T_IEEE_F32LE);
+    Handle records(H5Dcreate2(file.get(), "records", record.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT));
+  }
+  const Compared compared = compare_every_dataset(path);
+  EXPECT_EQ(compared.datasets, 2u);
+  EXPECT_EQ(compared.described, 0u);
+}
+
+}  // namespace
+}  // namespace h5ad_sizer::h5
