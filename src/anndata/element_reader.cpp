@@ -262,17 +262,20 @@ std::optional<Element> ElementReader::read_dataset_directly(hid_t parent, std::u
     if (!reads.attributes.string_list_at(address, kEncodingType, tag)) return std::nullopt;
     const std::string encoding = dataset_encoding(info, tag && tag->size() == 1 ? tag->front() : "");
     Element element = encoding == "null" ? null_element(path, info) : dataset_fields(path, info, encoding);
-    if (element.form == Form::str_objects) {
-      std::optional<h5::StringSample> sample;
-      if (info.null_space || info.elements == 0) {
-        sample = h5::StringSample{};
-      } else if (described->data_address) {
-        sample = h5::sample_strings_at(reads.heap, info, *described->data_address, m_limits);
-      }
-      if (!sample) return std::nullopt;
-      set_strings(element, std::move(*sample));
-    } else if (element.form == Form::records) {
-      return std::nullopt;  // its members are sampled through HDF5
+    // Strings sampled from contiguous data (an empty dataset has none).
+    const auto sample = [&](const std::string& member, Element& into) {
+      if (!described->data_address && !info.null_space && info.elements > 0) return false;
+      auto strings = h5::sample_strings_at(reads.heap, info, described->data_address.value_or(0), member,
+                                           described->records, m_limits);
+      if (!strings) return false;
+      set_strings(into, std::move(*strings));
+      return true;
+    };
+    if (element.form == Form::str_objects && !sample("", element)) return std::nullopt;
+    if (element.form == Form::records) {
+      auto members = split_members(path, info, /*strings_as_objects=*/false, sample);
+      if (!members) return std::nullopt;
+      element.children = std::move(*members);
     }
     ++m_datasets_read;
     return element;
@@ -364,6 +367,15 @@ void ElementReader::set_strings(Element& element, h5::StringSample sample) {
 std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::string& path,
                                                    const h5::DatasetInfo& info,
                                                    bool strings_as_objects) {
+  return *split_members(path, info, strings_as_objects, [&](const std::string& member, Element& element) {
+    sample_strings(dataset, info, member, element);
+    return true;
+  });
+}
+
+std::optional<std::vector<Element>> ElementReader::split_members(const std::string& path, const h5::DatasetInfo& info,
+                                                                 bool strings_as_objects,
+                                                                 const MemberSampler& sample) {
   std::vector<Element> members;
   const auto& type = info.type;
   std::uint64_t stored_left = info.stored_bytes;
@@ -389,7 +401,7 @@ std::vector<Element> ElementReader::split_compound(hid_t dataset, const std::str
     if (text && (strings_as_objects || member.type_class == h5::TypeClass::vlen_string)) {
       element.encoding = "string-array";
       element.form = Form::str_field;
-      sample_strings(dataset, info, name, element);
+      if (!sample(name, element)) return std::nullopt;
     } else if (text) {
       element.encoding = "string-array";
       element.form = Form::unicode_field;

@@ -1,5 +1,6 @@
 #include "h5ad_sizer/h5/dataset_header.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,46 @@ bool is_h5py_bool(ByteView body, unsigned version, std::uint32_t bits) {
     if (at > body.size) return false;
   }
   return true;
+}
+
+// The bytes of a datatype message of the classes read here (a member of a
+// compound, the base of a variable-length or enum type): 8 of header and the
+// class's properties. nullopt for another class.
+std::optional<std::size_t> datatype_bytes(ByteView body) {
+  if (body.size < 8) return std::nullopt;
+  const unsigned type_class = body.data[0] & 0x0f;
+  std::size_t bytes = 0;
+  switch (type_class) {
+    case 0: bytes = 8 + 4; break;   // fixed-point: bit offset, precision
+    case 1: bytes = 8 + 12; break;  // floating point: offsets, sizes, bias
+    case 3: bytes = 8; break;       // string: none
+    case 9: {                       // variable-length: its base type
+      const auto base = datatype_bytes({body.data + 8, body.size - 8});
+      if (!base) return std::nullopt;
+      bytes = 8 + *base;
+      break;
+    }
+    case 8: {  // enum: the base type, the names, the values (read whole by is_h5py_bool)
+      const auto base = datatype_bytes({body.data + 8, body.size - 8});
+      if (!base || (body.data[8] & 0x0f) != 0) return std::nullopt;
+      const unsigned version = body.data[0] >> 4;
+      const std::size_t members = little_endian(body.data + 1, 2);
+      std::size_t at = 8 + *base;
+      for (std::size_t i = 0; i < members; ++i) {
+        const auto* name = reinterpret_cast<const char*>(body.data + at);
+        const std::size_t length = strnlen(name, body.size - at);
+        if (length == body.size - at) return std::nullopt;  // no terminator
+        at += version >= 3 ? length + 1 : (length + 1 + 7) / 8 * 8;
+        if (at > body.size) return std::nullopt;
+      }
+      bytes = at + members * little_endian(body.data + 8 + 4, 4);
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (bytes > body.size) return std::nullopt;
+  return bytes;
 }
 
 // A datatype message as describe_type gives it, for integers, floats,
@@ -85,6 +126,95 @@ std::optional<TypeInfo> simple_type(ByteView body, const Geometry& geometry) {
   return info;
 }
 
+// A compound's members in the file: name, byte offset, then (version 1) a
+// dimensionality and 24 bytes of array dimensions, then the member's
+// datatype. Names are padded to 8 bytes before version 3; version 3 writes
+// an offset of as few bytes as the compound's size needs.
+struct Member {
+  std::string name;
+  std::uint64_t offset = 0;
+  TypeInfo type;
+};
+
+std::optional<std::vector<Member>> compound_members(ByteView body, const Geometry& geometry) {
+  const unsigned version = body.data[0] >> 4;
+  const std::size_t count = little_endian(body.data + 1, 2);
+  const std::uint64_t size = little_endian(body.data + 4, 4);
+  const std::size_t offset_bytes = size < (1u << 8) ? 1 : size < (1u << 16) ? 2 : size < (1u << 24) ? 3 : 4;
+  if (version < 1 || version > 3 || count == 0) return std::nullopt;
+  std::vector<Member> members;
+  std::size_t at = 8;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (at >= body.size) return std::nullopt;
+    const auto* name = reinterpret_cast<const char*>(body.data + at);
+    const std::size_t length = strnlen(name, body.size - at);
+    if (length == body.size - at) return std::nullopt;
+    Member member;
+    member.name.assign(name, length);
+    at += version >= 3 ? length + 1 : (length + 1 + 7) / 8 * 8;
+    const std::size_t offset_size = version >= 3 ? offset_bytes : 4;
+    if (at > body.size || body.size - at < offset_size) return std::nullopt;
+    member.offset = little_endian(body.data + at, offset_size);
+    at += offset_size;
+    if (version == 1) {
+      if (body.size - at < 28 || body.data[at] != 0) return std::nullopt;  // an array member: HDF5's
+      at += 28;
+    }
+    const ByteView type{body.data + at, body.size - at};
+    const auto bytes = datatype_bytes(type);
+    const auto described = bytes ? simple_type({type.data, *bytes}, geometry) : std::nullopt;
+    if (!described || member.offset > size || described->stored_size > size - member.offset) return std::nullopt;
+    member.type = *described;
+    members.push_back(std::move(member));
+    at += *bytes;
+  }
+  return members;
+}
+
+// A compound as describe_type gives it once HDF5 has moved it to memory: its
+// members in the order of their offsets (HDF5 sorts them so), each string a
+// pointer there, so the record shrinks by what they save; h5py's complex
+// numbers ({r, i} of two floats) as one value. Also where each string
+// member's reference lies in the stored record.
+std::optional<TypeInfo> compound_type(ByteView body, const Geometry& geometry, RecordLayout& records) {
+  auto members = compound_members(body, geometry);
+  if (!members) return std::nullopt;
+  std::stable_sort(members->begin(), members->end(),
+                   [](const Member& a, const Member& b) { return a.offset < b.offset; });
+  TypeInfo info;
+  info.stored_size = little_endian(body.data + 4, 4);
+  info.size = info.stored_size;
+  records.stride = info.stored_size;
+  for (const Member& member : *members) {
+    info.size -= member.type.stored_size - member.type.size;
+    info.member_names.push_back(member.name);
+    info.members.push_back(member.type);
+    if (member.type.type_class == TypeClass::vlen_string) records.string_offsets.emplace(member.name, member.offset);
+  }
+  if (members->size() == 2 && info.member_names[0] == "r" && info.member_names[1] == "i" &&
+      info.members[0].type_class == TypeClass::floating && info.members[1].type_class == TypeClass::floating) {
+    info.type_class = TypeClass::complex;
+    info.numpy_name = "complex" + std::to_string(info.size * 8);
+    info.member_names.clear();
+    info.members.clear();
+    return info;
+  }
+  info.type_class = TypeClass::compound;
+  info.numpy_name = "[";
+  for (std::size_t i = 0; i < info.members.size(); ++i) {
+    if (i > 0) info.numpy_name += ", ";
+    info.numpy_name += "('" + info.member_names[i] + "', '" + info.members[i].numpy_name + "')";
+  }
+  info.numpy_name += "]";
+  return info;
+}
+
+// Any datatype read here: a simple one, or a compound of simple members.
+std::optional<TypeInfo> dataset_type(ByteView body, const Geometry& geometry, RecordLayout& records) {
+  if (body.size >= 8 && (body.data[0] & 0x0f) == 6) return compound_type(body, geometry, records);
+  return simple_type(body, geometry);
+}
+
 // Fill value messages are not needed, only known to be whole: HDF5 decodes
 // them when it opens the dataset and refuses a damaged one.
 bool fill_value_readable(const Message& message) {
@@ -118,12 +248,11 @@ std::optional<DescribedDataset> describe(const ObjectHeader& header, const Geome
     }
   }
   if (datatype == nullptr || dataspace == nullptr || layout_at == nullptr) return std::nullopt;
-  const auto type = simple_type(datatype->body, geometry);
+  DescribedDataset out;
+  const auto type = dataset_type(datatype->body, geometry, out.records);
   const auto space = dataspace_message(dataspace->body, geometry);
   const auto layout = layout_message(*layout_at, geometry);
   if (!type || !space || !layout) return std::nullopt;
-
-  DescribedDataset out;
   DatasetInfo& info = out.info;
   info.type = *type;
   info.null_space = space->null;

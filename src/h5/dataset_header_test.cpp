@@ -110,20 +110,28 @@ Compared compare_every_dataset(const std::string& path) {
     const haddr_t offset = H5Dget_offset(dataset.get());
     EXPECT_EQ(direct->data_address.value_or(HADDR_UNDEF), offset == HADDR_UNDEF ? offset : offset - heap.geometry().base)
         << path << " " << name;
-    if (info.type.type_class != TypeClass::vlen_string || !direct->data_address) continue;
-    std::string by_hdf5;
-    try {
-      by_hdf5 = text(sample_strings(dataset.get(), info, ""));
-    } catch (const std::exception& error) {
-      by_hdf5 = error.what();
+    if (!direct->data_address) continue;
+    // The strings: of the dataset, or of each string member of a record.
+    std::vector<std::string> members;
+    if (info.type.type_class == TypeClass::vlen_string) members.emplace_back();
+    for (std::size_t i = 0; i < info.type.members.size(); ++i) {
+      if (info.type.members[i].type_class == TypeClass::vlen_string) members.push_back(info.type.member_names[i]);
     }
-    try {
-      const auto sample = sample_strings_at(heap, direct->info, *direct->data_address);
-      if (!sample) continue;
-      ++compared.sampled;
-      EXPECT_EQ(text(*sample), by_hdf5) << path << " " << name;
-    } catch (const std::exception& error) {
-      EXPECT_EQ(error.what(), by_hdf5) << path << " " << name;
+    for (const std::string& member : members) {
+      std::string by_hdf5;
+      try {
+        by_hdf5 = text(sample_strings(dataset.get(), info, member));
+      } catch (const std::exception& error) {
+        by_hdf5 = error.what();
+      }
+      try {
+        const auto sample = sample_strings_at(heap, direct->info, *direct->data_address, member, direct->records);
+        if (!sample) continue;
+        ++compared.sampled;
+        EXPECT_EQ(text(*sample), by_hdf5) << path << " " << name << " " << member;
+      } catch (const std::exception& error) {
+        EXPECT_EQ(error.what(), by_hdf5) << path << " " << name << " " << member;
+      }
     }
   }
   return compared;
@@ -185,7 +193,55 @@ TEST(DatasetHeader, ReadsScalarsUnwrittenAndChunkedDatasetsAsHdf5Does) {
   EXPECT_EQ(compared.described, 5u);
 }
 
-TEST(DatasetHeader, LeavesCompoundsAndVersion2HeadersToHdf5) {
+TEST(DatasetHeader, ReadsRecordArraysAsHdf5Does) {
+  initialize();
+  testing::ScopedTempDir dir;
+  const std::string path = dir.file("records.h5");
+  {
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    Handle text(H5Tcopy(H5T_C_S1));
+    H5Tset_size(text.get(), H5T_VARIABLE);
+    // Members written out of offset order: HDF5 lists them by offset.
+    struct Row {
+      double score;
+      const char* name;
+      std::int32_t rank;
+      const char* group;
+    };
+    Handle row(H5Tcreate(H5T_COMPOUND, sizeof(Row)));
+    H5Tinsert(row.get(), "group", HOFFSET(Row, group), text.get());
+    H5Tinsert(row.get(), "score", HOFFSET(Row, score), H5T_NATIVE_DOUBLE);
+    H5Tinsert(row.get(), "name", HOFFSET(Row, name), text.get());
+    H5Tinsert(row.get(), "rank", HOFFSET(Row, rank), H5T_NATIVE_INT32);
+    std::vector<Row> rows;
+    std::vector<std::string> names;
+    for (int i = 0; i < 300; ++i) names.push_back("GENE" + std::to_string(i * 37));
+    for (int i = 0; i < 300; ++i) rows.push_back({i * 0.5, names[static_cast<std::size_t>(i)].c_str(), i, "g1"});
+    hsize_t n = rows.size();
+    Handle space(H5Screate_simple(1, &n, nullptr));
+    Handle records(H5Dcreate2(file.get(), "ranked", row.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_GE(H5Dwrite(records.get(), row.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), 0);
+    Handle pair(H5Tcreate(H5T_COMPOUND, 16));
+    H5Tinsert(pair.get(), "r", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(pair.get(), "i", 8, H5T_NATIVE_DOUBLE);
+    Handle complex(H5Dcreate2(file.get(), "complex", pair.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT));
+    // An array member (legacy obsm records): left to HDF5.
+    hsize_t fifty = 50;
+    Handle vector(H5Tarray_create2(H5T_IEEE_F32LE, 1, &fifty));
+    Handle with_array(H5Tcreate(H5T_COMPOUND, 4 + 200));
+    H5Tinsert(with_array.get(), "a", 0, H5T_STD_I32LE);
+    H5Tinsert(with_array.get(), "X_pca", 4, vector.get());
+    Handle arrays(H5Dcreate2(file.get(), "arrays", with_array.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT));
+  }
+  const Compared compared = compare_every_dataset(path);
+  EXPECT_EQ(compared.datasets, 3u);
+  EXPECT_EQ(compared.described, 2u);
+  EXPECT_EQ(compared.sampled, 2u);  // "group" and "name"
+}
+
+TEST(DatasetHeader, LeavesVersion2HeadersToHdf5) {
   initialize();
   testing::ScopedTempDir dir;
   const std::string path = dir.file("others.h5");
@@ -197,10 +253,9 @@ TEST(DatasetHeader, LeavesCompoundsAndVersion2HeadersToHdf5) {
     Handle space(H5Screate_simple(1, &n, nullptr));
     Handle latest(H5Dcreate2(file.get(), "latest", H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
                              H5P_DEFAULT));
-    Handle record(H5Tcreate(H5T_COMPOUND, 8));
-    H5Tinsert(record.get(), "a", 0, H5T_STD_I32LE);
-    H5Tinsert(record.get(), "b", 4, H5T_IEEE_F32LE);
-    Handle records(H5Dcreate2(file.get(), "records", record.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+    Handle text(H5Tcopy(H5T_C_S1));
+    H5Tset_size(text.get(), H5T_VARIABLE);
+    Handle strings(H5Dcreate2(file.get(), "strings", text.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
                               H5P_DEFAULT));
   }
   const Compared compared = compare_every_dataset(path);

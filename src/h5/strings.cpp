@@ -271,13 +271,21 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
 }
 
 std::optional<StringSample> sample_strings_at(StringHeap& heap, const DatasetInfo& info, std::uint64_t data_address,
+                                              const std::string& member, const RecordLayout& records,
                                               const SampleLimits& limits) {
   StringSample sample;
   sample.population = info.elements;
   if (info.null_space || info.elements == 0) return sample;
-  if (info.type.type_class != TypeClass::vlen_string || info.dims.size() > 1) return std::nullopt;
+  if (string_type_of(info, member).type_class != TypeClass::vlen_string || info.dims.size() > 1) return std::nullopt;
+  ReferenceLayout layout{heap.geometry().heap_reference_bytes(), 0, heap.geometry().sizeof_addr};
+  if (!member.empty()) {
+    const auto found = records.string_offsets.find(member);
+    if (found == records.string_offsets.end()) return std::nullopt;
+    layout.stride = records.stride;
+    layout.offset = found->second;
+  }
   const std::vector<std::uint64_t> flat = sample_indices(info.elements, limits);
-  const auto references = heap.references_at(data_address, flat);
+  const auto references = heap.references_at(data_address, flat, layout);
   if (!references) return std::nullopt;
   const std::vector<HeapReference> first = first_references(*references, limits);
   if (!heap.texts(first, {limits.max_string_bytes, limits.max_total_bytes}, sample.texts, sample.oversized_lengths)) {

@@ -262,6 +262,7 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
     if (records) {
       m_records_read = std::move(*read);
       m_records_read_of = dataset;
+      m_records_read_at = UINT64_MAX;
       m_records_read_flat = flat;
     } else {
       elements = &*read;
@@ -271,13 +272,25 @@ std::optional<std::vector<HeapReference>> StringHeap::references(hid_t dataset,
 }
 
 std::optional<std::vector<HeapReference>> StringHeap::references_at(std::uint64_t data_address,
-                                                                    const std::vector<std::uint64_t>& flat) {
+                                                                    const std::vector<std::uint64_t>& flat,
+                                                                    const ReferenceLayout& layout) {
   if (flat.empty()) return std::vector<HeapReference>{};
   if (m_source == nullptr || data_address > UINT64_MAX - m_geometry.base) return std::nullopt;
-  const ReferenceLayout layout{m_geometry.heap_reference_bytes(), 0, m_geometry.sizeof_addr};
-  const auto elements = contiguous_elements(m_geometry.base + data_address, m_source, layout.stride, flat);
+  // As references(): a record array's records are read once for all its
+  // string members.
+  const bool records = layout.stride != m_geometry.heap_reference_bytes();
+  if (records && m_records_read_of == H5I_INVALID_HID && m_records_read_at == data_address &&
+      m_records_read_flat == flat) {
+    return checked_references(m_records_read, layout, flat.size());
+  }
+  auto elements = contiguous_elements(m_geometry.base + data_address, m_source, layout.stride, flat);
   if (!elements) return std::nullopt;
-  return checked_references(*elements, layout, flat.size());
+  if (!records) return checked_references(*elements, layout, flat.size());
+  m_records_read = std::move(*elements);
+  m_records_read_of = H5I_INVALID_HID;
+  m_records_read_at = data_address;
+  m_records_read_flat = flat;
+  return checked_references(m_records_read, layout, flat.size());
 }
 
 std::vector<HeapReference> StringHeap::checked_references(const std::vector<unsigned char>& elements,

@@ -109,6 +109,11 @@ class ElementReader {
   // into `element`, with a note saying how.
   void sample_strings(hid_t dataset, const h5::DatasetInfo& info, const std::string& member,
                       Element& element);
+  // split_compound's members, each string member sampled by `sample`
+  // (false: it cannot be, and then nullopt).
+  using MemberSampler = std::function<bool(const std::string& member, Element& element)>;
+  std::optional<std::vector<Element>> split_members(const std::string& path, const h5::DatasetInfo& info,
+                                                    bool strings_as_objects, const MemberSampler& sample);
   // Puts `sample` into `element`, with a note saying how it was taken.
   static void set_strings(Element& element, h5::StringSample sample);
 

@@ -5,6 +5,7 @@
 
 #include "h5ad_sizer/h5/header_reader.hpp"
 #include "h5ad_sizer/h5/types.hpp"
+#include "h5ad_sizer/h5/vlen_lengths.hpp"
 
 namespace h5ad_sizer::h5 {
 
@@ -18,11 +19,15 @@ struct DescribedDataset {
   // Where its data lies (in the file's address space) when it is contiguous
   // and written: what H5Dget_offset gives, less the user block.
   std::optional<std::uint64_t> data_address;
+  // A record array's records as stored: their stride and where each string
+  // member's heap reference lies in one.
+  RecordLayout records;
 };
 
 // nullopt unless the header is a dataset's whose every part is one read
 // here: a datatype h5py writes for arrays (integers, floats, fixed and
-// variable-length strings, h5py's boolean enum), a dataspace, a layout of
+// variable-length strings, h5py's boolean enum, and compounds of those
+// without array members), a dataspace, a layout of
 // version 3, filters listed, nothing shared, no external storage, no
 // message of a kind not listed here. Anything else is left to HDF5, which
 // describes it and judges the file. `storage` as describe_dataset takes it;

@@ -74,11 +74,13 @@ StringSample sample_strings(hid_t dataset, const DatasetInfo& info, const std::s
                             const SampleLimits& limits = {}, StringHeap* heap = nullptr);
 
 // The same sample of a scalar or one-dimensional variable-length string
-// dataset not opened through HDF5, whose contiguous data lies at
+// dataset (or string member `member` of a record array stored as `records`
+// says) not opened through HDF5, whose contiguous data lies at
 // `data_address` (in the file's address space): references from there, texts
 // from the heap. nullopt when HDF5 must read it (then sample_strings does).
 // Throws Failure as StringHeap::references does.
 std::optional<StringSample> sample_strings_at(StringHeap& heap, const DatasetInfo& info, std::uint64_t data_address,
+                                              const std::string& member = "", const RecordLayout& records = {},
                                               const SampleLimits& limits = {});
 
 // Which flat element indices a sample of `population` reads.

@@ -79,10 +79,12 @@ class StringHeap {
   // its end.
   std::optional<std::vector<HeapReference>> references(hid_t dataset, const std::vector<std::uint64_t>& flat,
                                                        const std::string& member = "");
-  // The same of a contiguous string dataset whose data lies at
-  // `data_address` (in the file's address space), not opened through HDF5.
+  // The same of a contiguous dataset not opened through HDF5, whose data
+  // lies at `data_address` (in the file's address space), each element's
+  // reference where `layout` says.
   std::optional<std::vector<HeapReference>> references_at(std::uint64_t data_address,
-                                                          const std::vector<std::uint64_t>& flat);
+                                                          const std::vector<std::uint64_t>& flat,
+                                                          const ReferenceLayout& layout);
 
   // The strings `references` point at, appended to `texts`; those over the
   // limits only measured, into `oversized`. False, with nothing appended,
@@ -117,8 +119,10 @@ class StringHeap {
   // not reused within a process) and that layout.
   hid_t m_records_of = H5I_INVALID_HID;
   std::optional<RecordLayout> m_records;
-  // The stored records of the last record array sampled, and which.
+  // The stored records of the last record array sampled, and which: the
+  // dataset, or (one read from its header) where its data lies.
   hid_t m_records_read_of = H5I_INVALID_HID;
+  std::uint64_t m_records_read_at = UINT64_MAX;
   std::vector<std::uint64_t> m_records_read_flat;
   std::vector<unsigned char> m_records_read;
 };
