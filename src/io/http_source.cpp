@@ -34,7 +34,11 @@ struct Response {
   std::string content_range;
   std::string location;       // a redirect's target
   std::string refused_address;  // a link-local address the connection was stopped at
-  std::vector<char> body;
+  // The body in parts of `part_bytes` (the cache's blocks), the last one
+  // possibly shorter: the cache takes them as they are, with no second copy.
+  std::vector<std::vector<char>> body;
+  std::size_t part_bytes = 0;
+  std::size_t received = 0;
   std::size_t body_limit = 0;  // refuse bodies larger than what we asked for
   bool refused_full_body = false;
 };
@@ -110,12 +114,22 @@ std::string host_of(const std::string& url) {
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* response = static_cast<Response*>(user);
   const std::size_t bytes = size * count;
-  if (response->status == 200 || response->body.size() + bytes > response->body_limit) {
+  if (response->status == 200 || response->received + bytes > response->body_limit) {
     // The server ignores Range and is sending the whole file: stop now.
     response->refused_full_body = true;
     return 0;
   }
-  response->body.insert(response->body.end(), data, data + bytes);
+  const std::size_t part_bytes = response->part_bytes > 0 ? response->part_bytes : response->body_limit;
+  for (std::size_t at = 0; at < bytes;) {
+    if (response->body.empty() || response->body.back().size() == part_bytes) {
+      response->body.emplace_back().reserve(std::min(part_bytes, response->body_limit - response->received - at));
+    }
+    std::vector<char>& part = response->body.back();
+    const std::size_t take = std::min(bytes - at, part_bytes - part.size());
+    part.insert(part.end(), data + at, data + at + take);
+    at += take;
+  }
+  response->received += bytes;
   return bytes;
 }
 
@@ -266,7 +280,7 @@ class HttpSource final : public ByteSource {
     if (m_size_known) length = offset < m_size ? std::min(length, m_size - offset) : 0;
     if (length == 0) return;
     Response response = request(offset, length);
-    if (!m_size_known && response.status == 200 && response.body.empty()) {
+    if (!m_size_known && response.status == 200 && response.received == 0) {
       // An empty file: nginx answers its Range with 200 and no body.
       m_size_known = true;
       return;
@@ -280,28 +294,29 @@ class HttpSource final : public ByteSource {
       // then judged like an empty local file, not as a network failure.
       if (response.status == 416) return;
     }
-    make_room(response.body.size());
+    make_room(response.received);
     ++m_fetches;
     m_last_fetch_first = offset / m_options.block_bytes;
-    m_last_fetch_end = store(offset, response.body, m_fetches);
+    m_last_fetch_end = store(offset, response, m_fetches);
   }
 
-  // Caches the blocks of `body`, fetched from `offset` (block-aligned), as
-  // fetch number `fetch` (0: a prefetch); blocks already held keep what
+  // Caches the blocks of `response`, fetched from `offset` (block-aligned),
+  // as fetch number `fetch` (0: a prefetch); blocks already held keep what
   // they hold. Only whole blocks, or the file's last one, are cached.
   // Returns the block after the last one the body covered.
-  std::uint64_t store(std::uint64_t offset, const std::vector<char>& body, std::uint64_t fetch) {
+  std::uint64_t store(std::uint64_t offset, Response& response, std::uint64_t fetch) {
     const std::uint64_t block = m_options.block_bytes;
     std::uint64_t end = offset / block;
-    for (std::uint64_t at = 0; at < body.size(); at += block) {
-      const std::uint64_t take = std::min<std::uint64_t>(block, body.size() - at);
-      if (take < block && offset + at + take < m_size) break;
-      end = (offset + at) / block + 1;
-      auto [it, added] = m_blocks.try_emplace((offset + at) / block);
+    std::uint64_t at = offset;
+    for (std::vector<char>& part : response.body) {
+      const std::uint64_t take = part.size();
+      if (take < block && at + take < m_size) break;
+      end = at / block + 1;
+      auto [it, added] = m_blocks.try_emplace(at / block);
+      at += take;
       if (!added) continue;
       it->second.fetch = fetch;
-      it->second.data.assign(body.begin() + static_cast<std::ptrdiff_t>(at),
-                             body.begin() + static_cast<std::ptrdiff_t>(at + take));
+      it->second.data = std::move(part);
       m_cached_bytes += take;
     }
     return end;
@@ -379,7 +394,7 @@ class HttpSource final : public ByteSource {
       transfer->range = run;
       transfer->range_text = std::to_string(run.offset) + "-" + std::to_string(run.offset + run.length - 1);
       transfer->response.body_limit = run.length;
-      transfer->response.body.reserve(run.length);
+      transfer->response.part_bytes = m_options.block_bytes;
       configure(transfer->handle, transfer->range_text, transfer->response, timeout_within_deadline(),
                 transfer->headers, transfer->user_password);
       spdlog::debug("{}: GET bytes {} (prefetch)", m_name, transfer->range_text);
@@ -400,10 +415,10 @@ class HttpSource final : public ByteSource {
                                        [&](const auto& t) { return t->handle == message->easy_handle; });
           if (it == active.end()) continue;
           Transfer& done = **it;
-          m_stats.bytes_read += done.response.body.size();
+          m_stats.bytes_read += done.response.received;
           if (message->data.result == CURLE_OK && done.response.status == 206 &&
-              done.response.body.size() == done.range.length) {
-            store(done.range.offset, done.response.body, 0);
+              done.response.received == done.range.length) {
+            store(done.range.offset, done.response, 0);
           } else {
             spdlog::debug("{}: prefetch of bytes {} failed ({}, HTTP {}): left to the reads", m_name,
                           done.range_text, curl().easy_strerror(message->data.result), done.response.status);
@@ -437,14 +452,14 @@ class HttpSource final : public ByteSource {
       const auto timeout = timeout_within_deadline();
       Response response;
       response.body_limit = length;
-      response.body.reserve(length);
+      response.part_bytes = m_options.block_bytes;
       spdlog::debug("{}: GET bytes {}", m_name, range);
       const auto start = Clock::now();
       const CURLcode code = perform(range, response, timeout);
       m_stats.seconds += std::chrono::duration<double>(Clock::now() - start).count();
       ++m_stats.requests;
       ++m_stats.round_trips;
-      m_stats.bytes_read += response.body.size();
+      m_stats.bytes_read += response.received;
 
       if (response.refused_full_body) {
         fail("the server ignores Range requests and sends the whole file; refusing to download it");
@@ -462,17 +477,17 @@ class HttpSource final : public ByteSource {
       } else if (code != CURLE_OK) {
         why = curl().easy_strerror(code);
         retry = retryable(code);
-      } else if (response.status == 206 && response.body.size() == expected_length(response, offset, length)) {
+      } else if (response.status == 206 && response.received == expected_length(response, offset, length)) {
         return response;
       } else if (response.status == 206) {
-        why = "short response (" + std::to_string(response.body.size()) + " of " +
+        why = "short response (" + std::to_string(response.received) + " of " +
               std::to_string(expected_length(response, offset, length)) + " bytes)";
         retry = true;
       } else if (response.status == 403 || response.status == 401) {
         fail("access denied (HTTP " + std::to_string(response.status) + ")");
       } else if (response.status == 404) {
         fail("not found (HTTP 404)");
-      } else if (response.status == 200 && response.body.empty() && offset == 0 && !m_size_known) {
+      } else if (response.status == 200 && response.received == 0 && offset == 0 && !m_size_known) {
         return response;  // the file is empty
       } else if (response.status == 416) {
         if (offset == 0 && !m_size_known && total_from_content_range(response.content_range) == 0) {
