@@ -109,7 +109,7 @@ Element ElementReader::read(hid_t parent, const std::string& name, const std::st
 
 Element ElementReader::read(hid_t parent, const h5::Link& link, const std::string& path) {
   if (link.kind == h5::LinkKind::hard && link.address) {
-    if (auto element = read_dataset_directly(parent, *link.address, path)) return std::move(*element);
+    if (auto element = read_dataset_directly(parent, link, path)) return std::move(*element);
   }
   return with_object(
       parent, link.name, path, [&](hid_t object) { return dispatch(object, path); }, link.kind);
@@ -244,13 +244,17 @@ Element ElementReader::read_dataset(hid_t dataset, const std::string& path) {
   return dataset_element(dataset, path, info, encoding);
 }
 
-std::optional<Element> ElementReader::read_dataset_directly(hid_t parent, std::uint64_t address,
+std::optional<Element> ElementReader::read_dataset_directly(hid_t parent, const h5::Link& link,
                                                             const std::string& path) {
   // As with_object would refuse to open it.
   if (m_open_objects.size() >= kMaxDepth) return std::nullopt;
+  const std::uint64_t address = *link.address;
   DirectReads& reads = direct(parent);
   const h5::ObjectHeader* header = reads.headers.at(address);
   if (header == nullptr || h5::is_group_header(*header)) return std::nullopt;
+  // Its name must lead here, as it does when HDF5 (and h5py) open it by
+  // name: a damaged group can list a member it then cannot find.
+  if (h5::hard_link_address(parent, link.name) != address) return std::nullopt;
   // (If HDF5 must read it after all, with_object tells the callback again.)
   if (m_on_element) m_on_element(path);
   try {

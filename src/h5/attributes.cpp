@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "h5ad_sizer/h5/datatype_message.hpp"
 #include "h5ad_sizer/h5/little_endian.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 
@@ -24,15 +25,26 @@ std::optional<std::uint64_t> AttributeReader::address_of(hid_t object) {
   return m_last_address;
 }
 
+// Whether HDF5 decodes the attribute without error: its datatype and
+// dataspace, and a value as large as they make it.
+bool AttributeReader::decodable(const AttributeMessage& attribute) const {
+  const auto type = checked_datatype(attribute.datatype);
+  const auto space = dataspace_message(attribute.dataspace, m_heap.geometry());
+  if (!type || !space) return false;
+  const std::uint64_t element = little_endian(attribute.datatype.data + 4, 4);
+  return space->elements <= attribute.value.size / element;
+}
+
 AttributeReader::Found AttributeReader::find(std::uint64_t address, const char* name, AttributeMessage& out) {
   const ObjectHeader* header = m_headers.at(address);
   if (header == nullptr) return Found::unknown;
   for (const Message& message : header->messages) {
     if (message.is(MessageType::attribute_info)) return Found::unknown;  // attributes may be in dense storage
     if (!message.is(MessageType::attribute)) continue;
-    // A shared attribute hides its name elsewhere.
+    // HDF5 decodes each attribute up to the one asked for, and fails on
+    // one it cannot decode; a shared attribute hides its name elsewhere.
     const auto attribute = attribute_message(message);
-    if (!attribute) return Found::unknown;
+    if (!attribute || !decodable(*attribute)) return Found::unknown;
     if (attribute->name == name) {
       out = *attribute;
       return Found::yes;
@@ -59,6 +71,10 @@ bool AttributeReader::strings_of(const AttributeMessage& attribute, std::optiona
   }
   const auto type = string_datatype(attribute.datatype);
   if (!type || space->elements > attribute.value.size / type->size) return false;
+  // HDF5's read makes a memory type of the file's character set, and
+  // refuses one that is neither ASCII (0) nor UTF-8 (1).
+  const unsigned cset = type->variable ? attribute.datatype.data[2] & 0x0f : attribute.datatype.data[1] >> 4;
+  if (cset > 1) return false;
   const auto count = static_cast<std::size_t>(space->elements);
   std::vector<std::string> strings;
   strings.reserve(count);

@@ -111,6 +111,25 @@ LinkKind link_kind(hid_t group, const std::string& name) {
   return kind_of(info.type);
 }
 
+std::optional<std::uint64_t> hard_link_address(hid_t group, const std::string& name) {
+  H5L_info_t info;
+  if (H5Lget_info(group, name.c_str(), &info, H5P_DEFAULT) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  if (info.type != H5L_TYPE_HARD) return std::nullopt;
+#if H5_VERSION_GE(1, 12, 0)
+  haddr_t address = HADDR_UNDEF;
+  if (H5VLnative_token_to_addr(group, info.u.token, &address) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  return address;
+#else
+  return info.u.address;
+#endif
+}
+
 Handle open_child(hid_t group, const std::string& name) {
   return Handle(check(H5Oopen(group, name.c_str(), H5P_DEFAULT), "opening an object"));
 }

@@ -41,13 +41,15 @@ std::optional<SymbolTable> symbol_table(const Message& message, const Geometry& 
 // Version, then (version 1) a reserved byte or (2, 3) flags saying whether
 // the datatype and dataspace are shared; the sizes of the name, datatype and
 // dataspace (2 bytes each); version 3 an encoding byte for the name; then
-// the three, each padded to 8 bytes in version 1, and the value.
+// the three, each padded to 8 bytes in version 1, and the value. As HDF5
+// decodes it (H5O__attr_decode): a known version and flags, a name exactly
+// as long as its size says, every part inside the message.
 std::optional<AttributeMessage> attribute_message(const Message& message) {
   const ByteView body = message.body;
   if (!message.is(MessageType::attribute) || message.shared() || body.size < 8) return std::nullopt;
   const unsigned version = body.data[0];
   if (version < 1 || version > 3) return std::nullopt;
-  if (version >= 2 && (body.data[1] & 0x03) != 0) return std::nullopt;
+  if (version >= 2 && body.data[1] != 0) return std::nullopt;  // shared parts (bits 0, 1), or unknown flags
   const auto padded = [&](std::uint64_t n) { return version == 1 ? (n + 7) / 8 * 8 : n; };
   const std::uint64_t name_bytes = u16(body.data + 2);
   const std::uint64_t datatype_bytes = u16(body.data + 4);
@@ -56,10 +58,11 @@ std::optional<AttributeMessage> attribute_message(const Message& message) {
   const std::uint64_t datatype_at = name_at + padded(name_bytes);
   const std::uint64_t dataspace_at = datatype_at + padded(datatype_bytes);
   const std::uint64_t value_at = dataspace_at + padded(dataspace_bytes);
-  if (value_at > body.size || dataspace_at + dataspace_bytes > body.size) return std::nullopt;
-  AttributeMessage out;
+  if (name_bytes == 0 || value_at > body.size) return std::nullopt;
   const auto* name = reinterpret_cast<const char*>(body.data + name_at);
-  out.name = std::string_view(name, strnlen(name, name_bytes));
+  if (strnlen(name, name_bytes) + 1 != name_bytes) return std::nullopt;  // "different length than stored"
+  AttributeMessage out;
+  out.name = std::string_view(name, name_bytes - 1);
   out.datatype = {body.data + datatype_at, datatype_bytes};
   out.dataspace = {body.data + dataspace_at, dataspace_bytes};
   out.value = {body.data + value_at, body.size - value_at};
@@ -68,19 +71,23 @@ std::optional<AttributeMessage> attribute_message(const Message& message) {
 
 // Version 1: version, rank, flags, 5 reserved bytes, then the dimensions
 // (a rank of 0 is a scalar). Version 2: version, rank, flags, a type (0
-// scalar, 1 simple, 2 null), then the dimensions. Maximum dimensions may
-// follow; they are not needed here.
+// scalar, 1 simple, 2 null), then the dimensions. Maximum dimensions follow
+// when flag bit 0 is set. As HDF5 decodes it (H5O__sdspace_decode): a known
+// version, at most 32 dimensions, none for a scalar or null one, none
+// larger than its maximum.
 std::optional<Dataspace> dataspace_message(ByteView body, const Geometry& geometry) {
   if (body.size < 4) return std::nullopt;
   const unsigned version = body.data[0];
   const std::size_t rank = body.data[1];
+  const unsigned flags = body.data[2];
   if ((version != 1 && version != 2) || rank > kMaxRank) return std::nullopt;
   const std::size_t dims_at = version == 1 ? 8 : 4;
-  if (body.size < dims_at || (body.size - dims_at) / geometry.sizeof_size < rank) return std::nullopt;
+  const std::size_t lists = (flags & 0x01) != 0 ? 2 : 1;
+  if (body.size < dims_at || (body.size - dims_at) / geometry.sizeof_size < rank * lists) return std::nullopt;
   Dataspace out;
   if (version == 2) {
     const unsigned type = body.data[3];
-    if (type > 2) return std::nullopt;
+    if (type > 2 || (type != 1 && rank > 0)) return std::nullopt;
     if (type == 2) {
       out.null = true;
       out.elements = 0;
@@ -88,8 +95,15 @@ std::optional<Dataspace> dataspace_message(ByteView body, const Geometry& geomet
     }
     if (type == 0) return out;
   }
+  const std::size_t max_at = dims_at + rank * geometry.sizeof_size;
   for (std::size_t i = 0; i < rank; ++i) {
     const std::uint64_t dim = little_endian(body.data + dims_at + i * geometry.sizeof_size, geometry.sizeof_size);
+    if (lists == 2) {
+      const std::uint64_t max = little_endian(body.data + max_at + i * geometry.sizeof_size, geometry.sizeof_size);
+      const bool unlimited = geometry.sizeof_size < 8 ? max == (std::uint64_t{1} << (8 * geometry.sizeof_size)) - 1
+                                                      : max == UINT64_MAX;
+      if (!unlimited && dim > max) return std::nullopt;
+    }
     if (dim != 0 && out.elements > UINT64_MAX / dim) return std::nullopt;
     out.elements *= dim;
     out.dims.push_back(dim);
@@ -146,6 +160,11 @@ std::optional<DataLayout> layout_message(const Message& message, const Geometry&
       out.address = little_endian(p + 1, geometry.sizeof_addr);
       for (std::size_t d = 0; d + 1 < dimensions; ++d) out.chunk.push_back(u32(p + 1 + geometry.sizeof_addr + 4 * d));
       out.chunk_element_bytes = u32(p + 1 + geometry.sizeof_addr + 4 * (dimensions - 1));
+      // HDF5 refuses a chunk dimension of 0 (H5O__layout_decode).
+      if (out.chunk_element_bytes == 0) return std::nullopt;
+      for (const std::uint64_t d : out.chunk) {
+        if (d == 0) return std::nullopt;
+      }
       return out;
     }
     default:

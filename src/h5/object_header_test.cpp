@@ -98,6 +98,11 @@ TEST(ObjectHeader, RefusesAttributesItCannotRead) {
   shared_type[0] = 2;
   shared_type[1] = 1;
   EXPECT_FALSE(attribute_message(Message{0x0c, 0, {shared_type.data(), shared_type.size()}}));
+  // A name shorter than its stored length says (HDF5: "attribute name has
+  // different length than stored length").
+  Bytes short_name = body;
+  short_name[2] = 5;
+  EXPECT_FALSE(attribute_message(Message{0x0c, 0, {short_name.data(), short_name.size()}}));
   // Parts claiming more than the body holds.
   Bytes cut(body.begin(), body.begin() + 20);
   EXPECT_FALSE(attribute_message(Message{0x0c, 0, {cut.data(), cut.size()}}));
@@ -148,6 +153,22 @@ TEST(ObjectHeader, ReadsDataspacesOfBothVersions) {
 
   const Bytes too_many = {2, 33, 0, 1};
   EXPECT_FALSE(dataspace_message({too_many.data(), too_many.size()}, geometry));
+
+  // As HDF5 refuses them: a scalar with dimensions; a dimension over its
+  // maximum (flag bit 0: maximum dimensions follow); another version.
+  Bytes scalar_with_rank = {2, 1, 0, 0};
+  put(scalar_with_rank, 4, 8);
+  EXPECT_FALSE(dataspace_message({scalar_with_rank.data(), scalar_with_rank.size()}, geometry));
+  Bytes over_max = {2, 1, 1, 1};
+  put(over_max, 10, 8);
+  put(over_max, 5, 8);
+  EXPECT_FALSE(dataspace_message({over_max.data(), over_max.size()}, geometry));
+  Bytes unlimited = {2, 1, 1, 1};
+  put(unlimited, 10, 8);
+  put(unlimited, UINT64_MAX, 8);
+  EXPECT_TRUE(dataspace_message({unlimited.data(), unlimited.size()}, geometry));
+  const Bytes version3 = {3, 0, 0, 0};
+  EXPECT_FALSE(dataspace_message({version3.data(), version3.size()}, geometry));
 }
 
 TEST(ObjectHeader, TellsStringTypesFromOthers) {

@@ -353,19 +353,34 @@ class StringHeap::Collection {
     collection.m_size = static_cast<std::size_t>(size);
     collection.m_sizeof_size = geometry.sizeof_size;
     source.read(address, size, collection.m_bytes.get());
+    // Every object to the end, as HDF5 parses a collection
+    // (H5HG__cache_heap_deserialize), refusing what it refuses: an object
+    // runs past the end; the free space (object 0) is smaller than its own
+    // header (our patch to HDF5), given twice, or not a multiple of 8.
     const std::size_t object_header = 8 + geometry.sizeof_size;
-    for (std::size_t at = header; at + object_header <= size;) {
-      const auto index = static_cast<std::uint16_t>(little_endian(&collection.m_bytes[at], 2));
-      const std::uint64_t length = little_endian(&collection.m_bytes[at + 8], geometry.sizeof_size);
-      if (index == 0) break;  // the free space: the rest of the collection
-      if (length > size - at - object_header) return std::nullopt;
-      // A number given twice names the later object, as in HDF5.
-      if (index >= collection.m_object_at.size()) collection.m_object_at.resize(index + std::size_t{1}, 0);
-      collection.m_object_at[index] = static_cast<std::uint32_t>(at);
-      const std::uint64_t padded = (length + 7) / 8 * 8;
-      if (padded > size - at - object_header) break;  // the last object, unpadded
-      at += object_header + padded;
+    const unsigned char* bytes = collection.m_bytes.get();
+    std::optional<std::uint64_t> free_space;
+    for (std::size_t at = header; at < size;) {
+      if (size - at < object_header) {  // too small for an object: free space
+        if (free_space) return std::nullopt;
+        free_space = size - at;
+        break;
+      }
+      const auto index = static_cast<std::uint16_t>(little_endian(bytes + at, 2));
+      const std::uint64_t length = little_endian(bytes + at + 8, geometry.sizeof_size);
+      if (length > size) return std::nullopt;
+      const std::uint64_t need = index > 0 ? object_header + (length + 7) / 8 * 8 : length;
+      if ((index == 0 && need < object_header) || need > size - at) return std::nullopt;
+      if (index == 0) {
+        free_space = length;
+      } else {
+        // A number given twice names the later object, as in HDF5.
+        if (index >= collection.m_object_at.size()) collection.m_object_at.resize(index + std::size_t{1}, 0);
+        collection.m_object_at[index] = static_cast<std::uint32_t>(at);
+      }
+      at += static_cast<std::size_t>(need);
     }
+    if (free_space && *free_space % 8 != 0) return std::nullopt;
     return collection;
   }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -233,6 +235,53 @@ TEST(StringHeap, AReferenceTheHeapDoesNotHoldIsLeftToHDF5) {
   EXPECT_FALSE(heap.texts(wrong, {1u << 20, 16u << 20}, texts, oversized));
   EXPECT_TRUE(texts.empty());
   EXPECT_TRUE(oversized.empty());
+}
+
+// The strings' file with its first global heap collection damaged by
+// `damage` (given the bytes and where the collection starts), reopened from
+// memory: the texts are then left to HDF5 where HDF5 would refuse the
+// collection.
+bool texts_after(const std::function<void(std::string&, std::size_t)>& damage) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.file("s.h5");
+  testing::write_string_dataset(path, {"alpha", "beta", "gamma"});
+  std::string bytes = testing::read_text(path);
+  const std::size_t collection = bytes.find("GCOL");
+  EXPECT_NE(collection, std::string::npos);
+  damage(bytes, collection);
+  auto source = io::open_memory(bytes);
+  Handle file = open_file(*source, path);
+  Handle dataset(check(H5Dopen2(file.get(), "s", H5P_DEFAULT), "open"));
+  StringHeap heap(dataset.get());
+  const auto references = heap.references(dataset.get(), {0, 1, 2});
+  EXPECT_TRUE(references);
+  std::vector<std::string> texts;
+  std::vector<std::uint64_t> oversized;
+  return references && heap.texts(*references, {1u << 20, 16u << 20}, texts, oversized);
+}
+
+// The object at `at` (its header: number, references, 4 reserved, size).
+std::uint64_t object_size(const std::string& bytes, std::size_t at) {
+  std::uint64_t size = 0;
+  std::memcpy(&size, bytes.data() + at + 8, 8);
+  return size;
+}
+
+TEST(StringHeap, ACollectionHdf5RefusesIsLeftToHdf5) {
+  EXPECT_TRUE(texts_after([](std::string&, std::size_t) {}));
+  // The free space (object 0, after the three strings) smaller than its
+  // own header: HDF5, as patched here, refuses the collection.
+  EXPECT_FALSE(texts_after([](std::string& bytes, std::size_t collection) {
+    std::size_t at = collection + 16;
+    for (int i = 0; i < 3; ++i) at += 16 + (object_size(bytes, at) + 7) / 8 * 8;
+    ASSERT_EQ(bytes[at], 0);  // object 0
+    bytes[at + 8] = 8;
+    std::memset(&bytes[at + 9], 0, 7);
+  }));
+  // An object running past the collection's end.
+  EXPECT_FALSE(texts_after([](std::string& bytes, std::size_t collection) {
+    bytes[collection + 16 + 8 + 3] = 0x7f;  // the first object: 2 GiB
+  }));
 }
 
 }  // namespace

@@ -82,10 +82,10 @@ class ElementReader {
   h5::StringHeap& heap(hid_t object) { return direct(object).heap; }
   h5::AttributeReader& attributes(hid_t object) { return direct(object).attributes; }
   std::unique_ptr<DirectReads> m_direct;
-  // The dataset at `address` read from its header without opening it
-  // through HDF5; nullopt when HDF5 must (h5::describe_from_header says
-  // when), and then nothing of it has been recorded.
-  std::optional<Element> read_dataset_directly(hid_t parent, std::uint64_t address, const std::string& path);
+  // The dataset `link` (a hard one) leads to, read from its header without
+  // opening it through HDF5; nullopt when HDF5 must (h5::describe_from_header
+  // says when), and then nothing of it has been recorded.
+  std::optional<Element> read_dataset_directly(hid_t parent, const h5::Link& link, const std::string& path);
   Element read_group(hid_t group, const std::string& path, const std::string& encoding);
   Element read_dataset(hid_t dataset, const std::string& path);
   Element read_sparse(hid_t group, const std::string& path, const std::string& format);

@@ -52,6 +52,7 @@ class AttributeReader {
   // read comes first, or attributes may be stored outside it).
   Found find(std::uint64_t address, const char* name, AttributeMessage& out);
   std::optional<std::uint64_t> address_of(hid_t object);
+  bool decodable(const AttributeMessage& attribute) const;
   // The strings of `attribute`; false when HDF5 must read them.
   bool strings_of(const AttributeMessage& attribute, std::optional<std::vector<std::string>>& out);
 

@@ -21,6 +21,10 @@ std::uint64_t file_size(hid_t file);
 
 // What the link `name` in `group` is, without following it.
 LinkKind link_kind(hid_t group, const std::string& name);
+// Where the hard link `name` in `group` leads, found by name as HDF5 finds
+// an object it opens (a search of the group's B-tree, names from its heap);
+// nullopt when it is not found that way or is not a hard link.
+std::optional<std::uint64_t> hard_link_address(hid_t group, const std::string& name);
 // Opens `name` in `group`, following soft links (never external ones: the
 // caller checks link_kind first).
 Handle open_child(hid_t group, const std::string& name);
