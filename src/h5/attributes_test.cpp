@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -14,6 +13,7 @@
 #include "h5ad_sizer/h5/handle.hpp"
 #include "h5ad_sizer/h5/node.hpp"
 #include "h5ad_sizer/h5/source_driver.hpp"
+#include "h5_objects.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -27,15 +27,6 @@ auto ask(Question question) -> std::variant<decltype(question()), std::string> {
   } catch (const std::exception& error) {
     return std::string(error.what());
   }
-}
-
-#if H5_VERSION_GE(1, 12, 0)
-herr_t note_name(hid_t, const char* name, const H5O_info2_t*, void* data) {
-#else
-herr_t note_name(hid_t, const char* name, const H5O_info_t*, void* data) {
-#endif
-  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
-  return 0;
 }
 
 herr_t note_attribute(hid_t, const char* name, const H5A_info_t*, void* data) {
@@ -53,24 +44,14 @@ struct Asked {
 // answers. A file HDF5 cannot open is skipped (the broken fixtures).
 Asked compare_every_attribute(const std::string& path) {
   Asked asked;
-  auto source = io::open_local_file(path);
-  Handle file;
-  try {
-    file = open_file(*source, path);
-  } catch (const Failure&) {
-    return asked;
-  }
-  std::vector<std::string> objects;
-#if H5_VERSION_GE(1, 12, 0)
-  EXPECT_GE(H5Ovisit3(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_name, &objects, H5O_INFO_BASIC), 0);
-#else
-  EXPECT_GE(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_name, &objects, H5O_INFO_BASIC), 0);
-#endif
-  StringHeap heap(file.get());
+  const testing::OpenedFile opened(path);
+  const hid_t file = opened.file.get();
+  if (!opened.file) return asked;
+  StringHeap heap(file);
   HeaderReader headers(heap.source(), heap.geometry());
   AttributeReader reader(heap, headers);
-  for (const std::string& name : objects) {
-    Handle object(H5Oopen(file.get(), name.c_str(), H5P_DEFAULT));
+  for (const std::string& name : testing::object_names(file)) {
+    Handle object(H5Oopen(file, name.c_str(), H5P_DEFAULT));
     std::vector<std::string> attributes;
     hsize_t index = 0;
     EXPECT_GE(H5Aiterate2(object.get(), H5_INDEX_NAME, H5_ITER_INC, &index, note_attribute, &attributes), 0);
@@ -92,20 +73,11 @@ Asked compare_every_attribute(const std::string& path) {
   return asked;
 }
 
-std::vector<std::string> h5ad_files(const std::string& folder) {
-  std::vector<std::string> files;
-  if (!std::filesystem::is_directory(folder)) return files;
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    if (entry.path().extension() == ".h5ad") files.push_back(entry.path().string());
-  }
-  return files;
-}
-
 TEST(AttributeReader, AnswersAsHdf5DoesOnEveryObjectOfTheFixturesAndTheRealCorpus) {
   std::size_t questions = 0;
   std::uint64_t direct = 0;
   for (const std::string& folder : {std::string(H5AD_SIZER_DATA_DIR), std::string(H5AD_SIZER_CORPUS_DIR)}) {
-    for (const std::string& path : h5ad_files(folder)) {
+    for (const std::string& path : testing::h5ad_files(folder)) {
       const Asked asked = compare_every_attribute(path);
       questions += asked.questions;
       direct += asked.answered_directly;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "h5ad_sizer/h5/node.hpp"
 #include "h5ad_sizer/h5/source_driver.hpp"
 #include "h5ad_sizer/h5/strings.hpp"
+#include "h5_objects.hpp"
 #include "test_support.hpp"
 
 namespace h5ad_sizer::h5 {
@@ -53,15 +53,6 @@ std::string text(const StringSample& sample) {
   return out.str();
 }
 
-#if H5_VERSION_GE(1, 12, 0)
-herr_t note_dataset(hid_t, const char* name, const H5O_info2_t* info, void* data) {
-#else
-herr_t note_dataset(hid_t, const char* name, const H5O_info_t* info, void* data) {
-#endif
-  if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->emplace_back(name);
-  return 0;
-}
-
 struct Compared {
   std::size_t datasets = 0;
   std::size_t described = 0;  // from the header
@@ -73,30 +64,21 @@ struct Compared {
 // reading answers, it answers the same. A file HDF5 cannot open is skipped.
 Compared compare_every_dataset(const std::string& path) {
   Compared compared;
-  auto source = io::open_local_file(path);
-  Handle file;
-  try {
-    file = open_file(*source, path);
-  } catch (const Failure&) {
-    return compared;
-  }
-  std::vector<std::string> names;
-#if H5_VERSION_GE(1, 12, 0)
-  EXPECT_GE(H5Ovisit3(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_dataset, &names, H5O_INFO_BASIC), 0);
-#else
-  EXPECT_GE(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_INC, note_dataset, &names, H5O_INFO_BASIC), 0);
-#endif
-  StringHeap heap(file.get());
+  const testing::OpenedFile opened(path);
+  const hid_t file = opened.file.get();
+  if (!opened.file) return compared;
+  StringHeap heap(file);
   HeaderReader headers(heap.source(), heap.geometry());
-  for (const std::string& name : names) {
+  for (const std::string& name : testing::object_names(file, /*datasets_only=*/true)) {
     ++compared.datasets;
-    Handle dataset(H5Oopen(file.get(), name.c_str(), H5P_DEFAULT));
+    Handle dataset(H5Oopen(file, name.c_str(), H5P_DEFAULT));
     const auto address = object_address(dataset.get());
     if (!address) continue;
     const ObjectHeader* header = headers.at(*address);
     if (header == nullptr) continue;
     EXPECT_FALSE(is_group_header(*header)) << path << " " << name;
-    const auto direct = describe_from_header(*header, heap.geometry(), StorageDetail::object_header, source->size());
+    const auto direct =
+        describe_from_header(*header, heap.geometry(), StorageDetail::object_header, opened.source->size());
     DatasetInfo info;
     try {
       info = describe_dataset(dataset.get(), StorageDetail::object_header);
@@ -140,10 +122,8 @@ Compared compare_every_dataset(const std::string& path) {
 TEST(DatasetHeader, DescribesAsHdf5DoesEveryDatasetOfTheFixturesAndTheRealCorpus) {
   Compared all;
   for (const std::string& folder : {std::string(H5AD_SIZER_DATA_DIR), std::string(H5AD_SIZER_CORPUS_DIR)}) {
-    if (!std::filesystem::is_directory(folder)) continue;
-    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-      if (entry.path().extension() != ".h5ad") continue;
-      const Compared file = compare_every_dataset(entry.path().string());
+    for (const std::string& path : testing::h5ad_files(folder)) {
+      const Compared file = compare_every_dataset(path);
       all.datasets += file.datasets;
       all.described += file.described;
       all.sampled += file.sampled;

@@ -280,21 +280,7 @@ std::optional<TypeInfo> compound_type(ByteView body, const Head& head, const Geo
     info.members.push_back(*type);
     if (type->type_class == TypeClass::vlen_string) records.string_offsets.emplace(member.name, member.offset);
   }
-  if (members->size() == 2 && info.member_names[0] == "r" && info.member_names[1] == "i" &&
-      info.members[0].type_class == TypeClass::floating && info.members[1].type_class == TypeClass::floating) {
-    info.type_class = TypeClass::complex;
-    info.numpy_name = "complex" + std::to_string(info.size * 8);
-    info.member_names.clear();
-    info.members.clear();
-    return info;
-  }
-  info.type_class = TypeClass::compound;
-  info.numpy_name = "[";
-  for (std::size_t i = 0; i < info.members.size(); ++i) {
-    if (i > 0) info.numpy_name += ", ";
-    info.numpy_name += "('" + info.member_names[i] + "', '" + info.members[i].numpy_name + "')";
-  }
-  info.numpy_name += "]";
+  classify_compound(info);
   return info;
 }
 

@@ -48,15 +48,25 @@ TypeInfo describe_compound(hid_t type, std::uint64_t size) {
     Handle member(check(H5Tget_member_type(type, index), "reading a compound member type"));
     info.members.push_back(describe_type(member.get()));
   }
+  classify_compound(info);
+  return info;
+}
+
+}  // namespace
+
+namespace {
+TypeInfo describe_layout(hid_t type);
+}  // namespace
+
+void classify_compound(TypeInfo& info) {
   // h5py writes complex numbers as {r, i}; numpy sees one complex value.
-  if (count == 2 && info.member_names[0] == "r" && info.member_names[1] == "i" &&
-      info.members[0].type_class == TypeClass::floating &&
-      info.members[1].type_class == TypeClass::floating) {
+  if (info.members.size() == 2 && info.member_names[0] == "r" && info.member_names[1] == "i" &&
+      info.members[0].type_class == TypeClass::floating && info.members[1].type_class == TypeClass::floating) {
     info.type_class = TypeClass::complex;
-    info.numpy_name = sized_name("complex", size);
+    info.numpy_name = sized_name("complex", info.size);
     info.member_names.clear();
     info.members.clear();
-    return info;
+    return;
   }
   info.type_class = TypeClass::compound;
   // As numpy writes a structured dtype: [('name', 'dtype'), ...].
@@ -66,14 +76,7 @@ TypeInfo describe_compound(hid_t type, std::uint64_t size) {
     info.numpy_name += "('" + info.member_names[i] + "', '" + info.members[i].numpy_name + "')";
   }
   info.numpy_name += "]";
-  return info;
 }
-
-}  // namespace
-
-namespace {
-TypeInfo describe_layout(hid_t type);
-}  // namespace
 
 // A variable-length string is a global heap reference in the file: its
 // length (4 bytes), the heap collection's address (8, the size of addresses

@@ -62,6 +62,10 @@ enum class StorageDetail {
 };
 
 TypeInfo describe_type(hid_t type);
+// A compound's class and numpy name, its size, members and their names set:
+// h5py's {r, i} pair of floats is numpy's complex, any other a structured
+// dtype [('name', 'dtype'), ...].
+void classify_compound(TypeInfo& info);
 DatasetInfo describe_dataset(hid_t dataset, StorageDetail storage);
 
 }  // namespace h5ad_sizer::h5
