@@ -100,9 +100,11 @@ def serve_root(root, latency_ms=0):
 
 
 def run(cmd, log):
-    """Requests, bytes, seconds, methods and round trips of one run. Round
-    trips (requests waited for one after another) come from h5ad-sizer's
-    --stats; h5ls's requests are all sequential."""
+    """Requests, bytes, seconds, methods, round trips and bytes wanted of one
+    run. Round trips (requests waited for one after another) and bytes
+    wanted (the distinct bytes the reader asked for, what any way of
+    fetching must bring) come from h5ad-sizer's --stats; h5ls's requests
+    are all sequential, and it is given no bytes wanted."""
     open(log, "w").close()
     start = time.perf_counter()
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -114,10 +116,14 @@ def run(cmd, log):
     for method, _, _ in lines:
         methods[method] = methods.get(method, 0) + 1
     rounds = len(lines)
+    wanted = None
     if "--stats" in cmd:
-        # Builds before round_trips made every request one after another.
-        rounds = json.loads(result.stdout)["io"].get("round_trips", rounds)
-    return len(lines), sum(int(b) for _, _, b in lines), seconds, methods, rounds
+        io = json.loads(result.stdout)["io"]
+        # Builds before round_trips made every request one after another;
+        # builds before bytes_wanted did not count it.
+        rounds = io.get("round_trips", rounds)
+        wanted = io.get("bytes_wanted")
+    return len(lines), sum(int(b) for _, _, b in lines), seconds, methods, rounds, wanted
 
 
 def main():
@@ -153,8 +159,8 @@ def main():
         files.append((uns_label, uns_name))
     with serve_out(a.latency_ms) as (port, log):
         print(f"Latency added per request: {a.latency_ms} ms\n")
-        print("| data | file | tool | requests | round trips | bytes read | seconds | methods |")
-        print("|---|---|---|---:|---:|---:|---:|---|")
+        print("| data | file | tool | requests | round trips | bytes read | bytes wanted | seconds | methods |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---|")
         for label, name in files:
             url = f"http://127.0.0.1:{port}/{name}"
             size = os.path.getsize(os.path.join(OUT, name))
@@ -164,11 +170,12 @@ def main():
             for tool, cmd in tools:
                 # h5ls once: at 30 ms it takes minutes on the uns-heavy file.
                 results = [run(cmd, log) for _ in range(a.runs if tool.startswith("h5ad-sizer") else 1)]
-                requests, read, _, methods, rounds = results[-1]
+                requests, read, _, methods, rounds, wanted = results[-1]
                 seconds = max(r[2] for r in results)
                 shown = ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
+                wanted_text = "-" if wanted is None else f"{wanted / 2**20:.2f} MiB"
                 print(f"| {label} | {size / 1e6:.0f} MB | {tool} | {requests} | {rounds} | {read / 2**20:.2f} MiB | "
-                      f"{seconds:.3f} | {shown} |", flush=True)
+                      f"{wanted_text} | {seconds:.3f} | {shown} |", flush=True)
 
 if __name__ == "__main__":
     sys.exit(main())

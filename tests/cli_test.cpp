@@ -105,6 +105,9 @@ TEST(CliSize, StatsCountTheReadsOfALocalFile) {
   EXPECT_LE(io["bytes_read"].get<std::uint64_t>(), 176496u);
   EXPECT_TRUE(io["seconds"].is_number());
   EXPECT_EQ(io["round_trips"], io["requests"]);  // a local file's reads come one after another
+  // Every byte HDF5 and the readers asked for came from a block read.
+  EXPECT_GT(io["bytes_wanted"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(io["bytes_wanted"].get<std::uint64_t>(), io["bytes_read"].get<std::uint64_t>());
 }
 
 TEST(CliSize, AbsentXIsEncodingNoneAndAbsentRawIsNull) {

@@ -54,6 +54,9 @@ TEST_F(RemoteHttp, AGroupStructurePastTheFirstRequestIsWalkedAhead) {
   EXPECT_EQ(testing::without_source(doc),
             testing::without_source(json::parse(run_tool({"size", data_file("wide_uns.h5ad")}).out)));
   EXPECT_LE(doc["io"]["round_trips"].get<std::size_t>(), doc["io"]["requests"].get<std::size_t>());
+  // What was fetched covers what was read, and fetching ahead brought more.
+  EXPECT_GT(doc["io"]["bytes_wanted"].get<std::uint64_t>(), 0u);
+  EXPECT_LT(doc["io"]["bytes_wanted"].get<std::uint64_t>(), doc["io"]["bytes_read"].get<std::uint64_t>());
 }
 
 // `inner` with prefetching hidden: HDF5 then reads as it would without the

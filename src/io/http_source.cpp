@@ -21,6 +21,7 @@
 
 #include "h5ad_sizer/checked.hpp"
 #include "h5ad_sizer/errors.hpp"
+#include "h5ad_sizer/io/read_footprint.hpp"
 #include "h5ad_sizer/text.hpp"
 
 namespace h5ad_sizer::io {
@@ -182,6 +183,8 @@ class HttpSource final : public ByteSource {
       throw_invalid(m_name + ": cannot read " + std::to_string(length) + " bytes at " + std::to_string(offset) +
                     ": unexpected end of file");
     }
+    m_wanted.add(offset, length);
+    m_stats.bytes_wanted = m_wanted.bytes();
     const std::uint64_t block = m_options.block_bytes;
     const std::uint64_t first = offset / block;
     const std::uint64_t last = (offset + length - 1) / block;
@@ -618,6 +621,7 @@ class HttpSource final : public ByteSource {
   int m_redirects = 0;
   std::mt19937 m_random;
   IoStats m_stats;
+  ReadFootprint m_wanted;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "h5ad_sizer/errors.hpp"
 #include "h5ad_sizer/io/byte_source.hpp"
+#include "h5ad_sizer/io/read_footprint.hpp"
 
 namespace h5ad_sizer::io {
 namespace {
@@ -28,6 +29,8 @@ class LocalFile final : public ByteSource {
   void read(std::uint64_t offset, std::size_t length, void* out) override {
     const auto start = std::chrono::steady_clock::now();
     if (length > m_size || offset > m_size - length) fail_at(offset, length, 0);
+    m_wanted.add(offset, length);
+    m_stats.bytes_wanted = m_wanted.bytes();
     auto* cursor = static_cast<char*>(out);
     if (length > kSmallRead) {
       read_exactly(offset, length, cursor);
@@ -100,6 +103,7 @@ class LocalFile final : public ByteSource {
   int m_fd;
   std::uint64_t m_size;
   IoStats m_stats;
+  ReadFootprint m_wanted;
   std::array<Block, kBlocks> m_blocks;
 };
 
@@ -129,6 +133,8 @@ class MemorySource final : public ByteSource {
                     ": unexpected end of file");
     }
     std::memcpy(out, m_bytes.data() + offset, length);
+    m_wanted.add(offset, length);
+    m_stats.bytes_wanted = m_wanted.bytes();
     ++m_stats.requests;
     ++m_stats.round_trips;
     m_stats.bytes_read += length;
@@ -138,6 +144,7 @@ class MemorySource final : public ByteSource {
  private:
   std::string m_bytes;
   IoStats m_stats;
+  ReadFootprint m_wanted;
 };
 
 }  // namespace

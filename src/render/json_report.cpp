@@ -152,7 +152,8 @@ ordered_json sizing_json(const Sizing& sizing, bool with_io) {
     out["io"] = {{"requests", sizing.io.requests},
                  {"bytes_read", sizing.io.bytes_read},
                  {"seconds", sizing.io.seconds},
-                 {"round_trips", sizing.io.round_trips}};
+                 {"round_trips", sizing.io.round_trips},
+                 {"bytes_wanted", sizing.io.bytes_wanted}};
   }
   return out;
 }

@@ -16,6 +16,10 @@ struct IoStats {
   // The requests one had to wait for after another: requests made
   // concurrently (a prefetch) count once a round. What latency multiplies.
   std::uint64_t round_trips = 0;
+  // The distinct bytes the reader asked for (ReadFootprint): what any way
+  // of fetching must bring at least. Over HTTP, bytes_read less this is
+  // what fetching ahead read besides.
+  std::uint64_t bytes_wanted = 0;
   double seconds = 0;            // time spent in them
 };
 
