@@ -1,11 +1,18 @@
 #include "h5ad_sizer/io/read_footprint.hpp"
 
 #include <algorithm>
+#ifdef H5AD_SIZER_TRACE_READS
+#include <cstdio>
+#endif
 
 namespace h5ad_sizer::io {
 
 void ReadFootprint::add(std::uint64_t offset, std::uint64_t length) {
   if (length == 0) return;
+#ifdef H5AD_SIZER_TRACE_READS
+  std::fprintf(stderr, "read %llu %llu\n", static_cast<unsigned long long>(offset),
+               static_cast<unsigned long long>(length));
+#endif
   std::uint64_t start = offset;
   // Sources refuse a read past their end before it gets here, so this end
   // cannot wrap; clamp anyway rather than trust every caller.
