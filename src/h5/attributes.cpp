@@ -63,9 +63,7 @@ bool AttributeReader::strings_of(const AttributeMessage& attribute, std::optiona
     return true;
   }
   if (attribute.datatype.size < 8) return false;
-  const unsigned type_class = attribute.datatype.data[0] & 0x0f;
-  const bool string_class = type_class == 3 || (type_class == 9 && (attribute.datatype.data[1] & 0x0f) == 1);
-  if (!string_class) {
+  if (!is_string_datatype(attribute.datatype)) {
     out = std::nullopt;  // not a string: as HDF5's class check says
     return true;
   }
@@ -73,8 +71,7 @@ bool AttributeReader::strings_of(const AttributeMessage& attribute, std::optiona
   if (!type || space->elements > attribute.value.size / type->size) return false;
   // HDF5's read makes a memory type of the file's character set, and
   // refuses one that is neither ASCII (0) nor UTF-8 (1).
-  const unsigned cset = type->variable ? attribute.datatype.data[2] & 0x0f : attribute.datatype.data[1] >> 4;
-  if (cset > 1) return false;
+  if (type->cset > 1) return false;
   const auto count = static_cast<std::size_t>(space->elements);
   std::vector<std::string> strings;
   strings.reserve(count);

@@ -123,8 +123,7 @@ std::optional<DescribedDataset> describe(const ObjectHeader& header, const Geome
   std::uint64_t chunk_elements = 1;
   if (info.chunked) {
     info.chunks = 1;
-    for (std::size_t d = 0; d < info.dims.size(); ++d) {
-      if (layout->chunk[d] == 0) return std::nullopt;
+    for (std::size_t d = 0; d < info.dims.size(); ++d) {  // (layout_message refuses a chunk dimension of 0)
       info.chunks = checked_mul(info.chunks, (info.dims[d] + layout->chunk[d] - 1) / layout->chunk[d]);
       chunk_elements = checked_mul(chunk_elements, layout->chunk[d]);
     }

@@ -3,7 +3,6 @@
 #include <deque>
 #include <utility>
 
-#include "h5ad_sizer/h5/little_endian.hpp"
 
 namespace h5ad_sizer::h5 {
 namespace {
@@ -66,9 +65,7 @@ bool HeaderReader::read(std::uint64_t address, ObjectHeader& header) {
       if (bytes.size() - at < 8) return false;
       const unsigned char* p = bytes.data() + at;
       Message message;
-      message.type = static_cast<std::uint16_t>(little_endian(p, 2));
-      const std::size_t body = static_cast<std::size_t>(little_endian(p + 2, 2));
-      message.flags = p[4];
+      const std::size_t body = message_head_v1(p, message);
       if (body % 8 != 0 || body > bytes.size() - at - 8 || !flags_agree(message.flags)) return false;
       message.body = {p + 8, body};
       header.messages.push_back(message);

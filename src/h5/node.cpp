@@ -21,6 +21,25 @@ LinkKind kind_of(H5L_type_t type) {
   }
 }
 
+// Where a hard link leads (the file's address space), from what H5Literate
+// or H5Lget_info says of it; nullopt for another kind of link, or when HDF5
+// cannot say. `location`: the link's group.
+std::optional<std::uint64_t> hard_link_target(hid_t location, const H5L_info_t& info) {
+  if (info.type != H5L_TYPE_HARD) return std::nullopt;
+#if H5_VERSION_GE(1, 12, 0)
+  haddr_t address = HADDR_UNDEF;
+  if (H5VLnative_token_to_addr(location, info.u.token, &address) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+#else
+  (void)location;
+  const haddr_t address = info.u.address;
+#endif
+  if (address == HADDR_UNDEF) return std::nullopt;
+  return address;
+}
+
 struct LinkCollector {
   std::vector<Link> links;
   std::exception_ptr error;  // exceptions must not unwind through HDF5's C frames
@@ -29,21 +48,7 @@ struct LinkCollector {
 herr_t collect_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
   auto* collector = static_cast<LinkCollector*>(data);
   try {
-    Link link{name, kind_of(info->type), std::nullopt};
-    if (info->type == H5L_TYPE_HARD) {
-#if H5_VERSION_GE(1, 12, 0)
-      haddr_t address = HADDR_UNDEF;
-      if (H5VLnative_token_to_addr(group, info->u.token, &address) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-      } else if (address != HADDR_UNDEF) {
-        link.address = address;
-      }
-#else
-      (void)group;
-      if (info->u.address != HADDR_UNDEF) link.address = info->u.address;
-#endif
-    }
-    collector->links.push_back(std::move(link));
+    collector->links.push_back(Link{name, kind_of(info->type), hard_link_target(group, *info)});
     return 0;
   } catch (...) {
     collector->error = std::current_exception();
@@ -117,17 +122,7 @@ std::optional<std::uint64_t> hard_link_address(hid_t group, const std::string& n
     H5Eclear2(H5E_DEFAULT);
     return std::nullopt;
   }
-  if (info.type != H5L_TYPE_HARD) return std::nullopt;
-#if H5_VERSION_GE(1, 12, 0)
-  haddr_t address = HADDR_UNDEF;
-  if (H5VLnative_token_to_addr(group, info.u.token, &address) < 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return std::nullopt;
-  }
-  return address;
-#else
-  return info.u.address;
-#endif
+  return hard_link_target(group, info);
 }
 
 Handle open_child(hid_t group, const std::string& name) {

@@ -113,15 +113,20 @@ std::optional<Dataspace> dataspace_message(ByteView body, const Geometry& geomet
 
 // Class and version in the first byte, 3 bytes of class bits, the element
 // size (4 bytes), then the class's properties. A variable-length type's
-// bits say sequence (0) or string (1).
-std::optional<StringDatatype> string_datatype(ByteView body) {
-  if (body.size < 8) return std::nullopt;
+// class bits 0-3 say sequence (0) or string (1), bits 8-11 the character
+// set; a fixed-width string's bits 4-7 are its character set.
+bool is_string_datatype(ByteView body) {
+  if (body.size < 8) return false;
   const unsigned type_class = body.data[0] & 0x0f;
+  return type_class == 3 || (type_class == 9 && (body.data[1] & 0x0f) == 1);
+}
+
+std::optional<StringDatatype> string_datatype(ByteView body) {
+  if (!is_string_datatype(body)) return std::nullopt;
   const std::size_t size = u32(body.data + 4);
   if (size == 0) return std::nullopt;
-  if (type_class == 3) return StringDatatype{false, size};
-  if (type_class == 9 && (body.data[1] & 0x0f) == 1) return StringDatatype{true, size};
-  return std::nullopt;
+  const bool variable = (body.data[0] & 0x0f) == 9;
+  return StringDatatype{variable, size, variable ? body.data[2] & 0x0fu : body.data[1] >> 4u};
 }
 
 // Version 3, then the class: 0 compact (the data's size, 2 bytes, and the

@@ -74,10 +74,19 @@ struct HeaderPrefixV1 {
 // version-2 header starts "OHDR").
 std::optional<HeaderPrefixV1> header_prefix_v1(const unsigned char* prefix);
 
+// A version-1 message's 8-byte head at `p`: a type (2 bytes), a body size
+// (2), flags (1), 3 reserved bytes; the body follows. Sets the type and
+// flags of `message` and returns the body's size (the caller checks that it
+// fits before setting `message.body`).
+inline std::size_t message_head_v1(const unsigned char* p, Message& message) {
+  message.type = static_cast<std::uint16_t>(p[0] | p[1] << 8);
+  message.flags = p[4];
+  return static_cast<std::size_t>(p[2] | p[3] << 8);
+}
+
 // The messages of one block of a version-1 header (the one after the prefix,
-// or a continuation block), in order: each a type (2 bytes), a body size (2),
-// flags (1), 3 reserved bytes, then the body. At most `count`; it stops at
-// one that would run past the block. Returns how many it passed to `visit`.
+// or a continuation block), in order. At most `count`; it stops at one that
+// would run past the block. Returns how many it passed to `visit`.
 template <typename Visit>
 std::uint32_t for_each_message_v1(ByteView block, std::uint32_t count, Visit&& visit) {
   std::uint32_t seen = 0;
@@ -85,9 +94,7 @@ std::uint32_t for_each_message_v1(ByteView block, std::uint32_t count, Visit&& v
   while (seen < count && block.size >= 8 && at <= block.size - 8) {
     const unsigned char* p = block.data + at;
     Message message;
-    message.type = static_cast<std::uint16_t>(p[0] | p[1] << 8);
-    const std::size_t size = static_cast<std::size_t>(p[2] | p[3] << 8);
-    message.flags = p[4];
+    const std::size_t size = message_head_v1(p, message);
     if (size > block.size - at - 8) break;
     message.body = {p + 8, size};
     ++seen;
@@ -129,12 +136,16 @@ struct Dataspace {
 };
 std::optional<Dataspace> dataspace_message(ByteView body, const Geometry& geometry);
 
-// What a datatype message says of strings: a fixed-width string (class 3,
-// `size` bytes each) or a variable-length one (class 9 of string type, a
-// heap reference each). nullopt for any other type.
+// Whether a datatype message is a string's: a fixed-width string (class 3)
+// or a variable-length one (class 9 of string type).
+bool is_string_datatype(ByteView body);
+// What a datatype message says of strings: fixed-width (`size` bytes each)
+// or variable-length (a heap reference each), and the character set (0
+// ASCII, 1 UTF-8). nullopt for any other type, or a size of 0.
 struct StringDatatype {
   bool variable = false;
   std::size_t size = 0;  // bytes an element takes in the file
+  unsigned cset = 0;
 };
 std::optional<StringDatatype> string_datatype(ByteView body);
 
